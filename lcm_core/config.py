@@ -1,0 +1,206 @@
+"""Configuration: defaults, deep merge of user overrides, type checks and clamps.
+
+Keys use the spec's camelCase names (`assembly.softBudgetTokens`) because users write
+them in DSH patch files. A value of the wrong type or out of range never raises: it
+falls back to the default (or the nearest bound) and a warning says so.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+
+@dataclass(frozen=True, slots=True)
+class Limit:
+    """The type a leaf must have and, for numbers, its allowed range."""
+
+    kind: type | tuple[type, ...]
+    low: float | None = None
+    high: float | None = None
+    choices: tuple[str, ...] | None = None
+
+
+DEFAULTS: Final[dict[str, Any]] = {
+    "dataDir": "",
+    "capture": {"enabled": True},
+    "archive": {"maxCharsPerEvent": 100_000},
+    "extraction": {"enabled": True, "maxAttempts": 3},
+    "retrieval": {
+        "minScore": 0.5,
+        "limit": 24,
+        "exactMatchBoost": 0.5,
+        "recencyBoost": 0.1,
+        "recencyWindow": 40,
+        "evidenceLimit": 12,
+    },
+    "assembly": {
+        "softBudgetTokens": 3000,
+        "minBudgetTokens": 600,
+        "skipWhenEmpty": True,
+        "evidenceTypes": ["user/message"],
+        "maxEvidenceChars": 600,
+    },
+    "diagnostics": {"assemblyLogRetention": 200},
+    "compatibility": {"compactionPolicy": "auto", "reinjectAfterCompaction": True},
+    "skills": {"include": [], "exclude": []},
+    "validation": {
+        "checks": [],
+        "preconditions": [],
+        "blockOnViolation": False,
+        "maxRepairAttempts": 2,
+        "scriptDir": "",
+    },
+    "host": {"preStepDeadlineMs": 1500},
+}
+
+LIMITS: Final[dict[str, Limit]] = {
+    "dataDir": Limit(str),
+    "capture.enabled": Limit(bool),
+    "archive.maxCharsPerEvent": Limit(int, 1_000, 5_000_000),
+    "extraction.enabled": Limit(bool),
+    "extraction.maxAttempts": Limit(int, 1, 100),
+    "retrieval.minScore": Limit((int, float), 0.0, 10.0),
+    "retrieval.limit": Limit(int, 1, 100),
+    "retrieval.exactMatchBoost": Limit((int, float), 0.0, 5.0),
+    "retrieval.recencyBoost": Limit((int, float), 0.0, 5.0),
+    "retrieval.recencyWindow": Limit(int, 0, 100_000),
+    "retrieval.evidenceLimit": Limit(int, 0, 100),
+    "assembly.softBudgetTokens": Limit(int, 50, 200_000),
+    "assembly.minBudgetTokens": Limit(int, 50, 200_000),
+    "assembly.skipWhenEmpty": Limit(bool),
+    "assembly.evidenceTypes": Limit(list),
+    "assembly.maxEvidenceChars": Limit(int, 40, 100_000),
+    "diagnostics.assemblyLogRetention": Limit(int, 1, 100_000),
+    "compatibility.compactionPolicy": Limit(
+        str, choices=("auto", "compaction-basic", "billion-context", "none")
+    ),
+    "compatibility.reinjectAfterCompaction": Limit(bool),
+    "skills.include": Limit(list),
+    "skills.exclude": Limit(list),
+    "validation.checks": Limit(list),
+    "validation.preconditions": Limit(list),
+    "validation.blockOnViolation": Limit(bool),
+    "validation.maxRepairAttempts": Limit(int, 0, 20),
+    "validation.scriptDir": Limit(str),
+    "host.preStepDeadlineMs": Limit(int, 50, 60_000),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """A checked configuration; read leaves with `config.get("assembly.softBudgetTokens")`."""
+
+    values: Mapping[str, Any]
+    warnings: tuple[str, ...] = field(default=())
+
+    def get(self, dotted: str) -> Any:
+        node: Any = self.values
+        for part in dotted.split("."):
+            node = node[part]
+        return copy.deepcopy(node) if isinstance(node, list | dict) else node
+
+    def section(self, name: str) -> dict[str, Any]:
+        return copy.deepcopy(dict(self.values[name]))
+
+    def to_json(self) -> str:
+        return json.dumps(self.values, ensure_ascii=False, sort_keys=True, indent=2)
+
+
+def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    """A new dict: `override` wins leaf by leaf, nested mappings merge."""
+    merged: dict[str, Any] = copy.deepcopy(dict(base))
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = deep_merge(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+def _check(path: str, value: Any, default: Any, limit: Limit, warnings: list[str]) -> Any:
+    # bool is an int in Python; a flag given as a number (or a number as a flag) is wrong.
+    wrong_bool = isinstance(value, bool) != (limit.kind is bool)
+    if wrong_bool or not isinstance(value, limit.kind):
+        warnings.append(f"{path}: expected {_kind_name(limit.kind)}, got {value!r}; using {default!r}")
+        return default
+    if limit.choices is not None and value not in limit.choices:
+        warnings.append(f"{path}: {value!r} is not one of {', '.join(limit.choices)}; using {default!r}")
+        return default
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if value != value:  # NaN
+            warnings.append(f"{path}: NaN is not a number; using {default!r}")
+            return default
+        if limit.low is not None and value < limit.low:
+            clamped = type(default)(limit.low)
+            warnings.append(f"{path}: {value!r} is below {limit.low:g}; clamped to {clamped!r}")
+            return clamped
+        if limit.high is not None and value > limit.high:
+            clamped = type(default)(limit.high)
+            warnings.append(f"{path}: {value!r} is above {limit.high:g}; clamped to {clamped!r}")
+            return clamped
+    return value
+
+
+def _kind_name(kind: type | tuple[type, ...]) -> str:
+    if isinstance(kind, tuple):
+        return "a number"
+    return {bool: "true/false", int: "an integer", str: "a string", list: "a list"}.get(
+        kind, kind.__name__
+    )
+
+
+def load_config(overrides: Mapping[str, Any] | None = None) -> Config:
+    """Merge `overrides` over the defaults and check every leaf; unknown keys are kept but warned."""
+    warnings: list[str] = []
+    if overrides is not None and not isinstance(overrides, Mapping):
+        warnings.append(f"config: expected an object, got {type(overrides).__name__}; using defaults")
+        overrides = None
+    merged = deep_merge(DEFAULTS, overrides or {})
+    for path, limit in LIMITS.items():
+        section, _, leaf = path.rpartition(".")
+        parent = merged if not section else merged.get(section)
+        default_parent = DEFAULTS if not section else DEFAULTS[section]
+        if not isinstance(parent, dict):
+            warnings.append(f"{section}: expected an object, got {parent!r}; using defaults")
+            merged[section] = copy.deepcopy(DEFAULTS[section])
+            parent = merged[section]
+        parent[leaf] = _check(path, parent.get(leaf), default_parent[leaf], limit, warnings)
+    for key in sorted(set(merged) - set(DEFAULTS)):
+        warnings.append(f"{key}: unknown setting, ignored")
+    return Config(values=merged, warnings=tuple(warnings))
+
+
+def budget_tokens(config: Config) -> int:
+    """The assembly budget: the larger of the soft and the minimum budget."""
+    return max(int(config.get("assembly.minBudgetTokens")), int(config.get("assembly.softBudgetTokens")))
+
+
+def json_schema() -> dict[str, Any]:
+    """A JSON Schema of the settings, for hosts that validate plugin configuration."""
+    properties: dict[str, Any] = {}
+    for path, limit in LIMITS.items():
+        section, _, leaf = path.rpartition(".")
+        target = properties
+        if section:
+            target = properties.setdefault(
+                section, {"type": "object", "properties": {}}
+            )["properties"]
+        target[leaf] = _leaf_schema(limit, DEFAULTS if not section else DEFAULTS[section], leaf)
+    return {"type": "object", "properties": properties}
+
+
+def _leaf_schema(limit: Limit, parent: Mapping[str, Any], leaf: str) -> dict[str, Any]:
+    names = {bool: "boolean", int: "integer", str: "string", list: "array"}
+    kind = "number" if isinstance(limit.kind, tuple) else names[limit.kind]
+    schema: dict[str, Any] = {"type": kind, "default": parent[leaf]}
+    if limit.low is not None:
+        schema["minimum"] = limit.low
+    if limit.high is not None:
+        schema["maximum"] = limit.high
+    if limit.choices is not None:
+        schema["enum"] = list(limit.choices)
+    return schema

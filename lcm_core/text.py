@@ -1,0 +1,106 @@
+"""Text primitives shared by every layer: normalisation, hashing, ids, tokens, token cost."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+import unicodedata
+from typing import Final
+
+from lcm_core.models import MAX_EVENT_TEXT
+
+# Han (incl. extension A and compatibility), kana and Hangul: scripts written without
+# spaces, which we index as character bigrams.
+_CJK_CLASS: Final = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
+CJK_RE: Final = re.compile(f"[{_CJK_CLASS}]")
+_CJK_RUN_RE: Final = re.compile(f"[{_CJK_CLASS}]+")
+_LATIN_WORD_RE: Final = re.compile(r"[^\W_]+(?:[_\-.'][^\W_]+)*")
+_SURROGATE_RE: Final = re.compile("[\ud800-\udfff]")
+# Control characters other than tab and newline carry no meaning in stored text.
+_CONTROL_RE: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_SPACE_RE: Final = re.compile(r"\s+")
+
+MAX_QUERY_TOKENS: Final = 160
+
+
+def normalize_text(value: str) -> str:
+    """Make text safe and canonical to store: NFC, LF line ends, no NUL, no lone surrogates."""
+    if not value:
+        return ""
+    text = _SURROGATE_RE.sub("\ufffd", value)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _CONTROL_RE.sub("", text)
+    return unicodedata.normalize("NFC", text).strip()
+
+
+def clamp_text(text: str, limit: int = MAX_EVENT_TEXT) -> tuple[str, bool]:
+    """Cut text to `limit` characters; the flag says whether anything was cut."""
+    if len(text) <= limit:
+        return text, False
+    return text[:limit], True
+
+
+def sha256_hex(text: str) -> str:
+    """SHA-256 of the UTF-8 text, as hex."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def fingerprint(text: str) -> str:
+    """Hash that ignores case and spacing: two phrasings differing only there dedupe."""
+    return sha256_hex(_SPACE_RE.sub(" ", normalize_text(text)).casefold())
+
+
+def stable_item_id(session_id: str, kind: str, content: str) -> str:
+    """`mem_<session-part>_<hash16>`: the same session, kind and content give the same id."""
+    session_part = sha256_hex(session_id)[:8]
+    content_part = sha256_hex(kind + "\n" + fingerprint(content))[:16]
+    return f"mem_{session_part}_{content_part}"
+
+
+def is_cjk(char: str) -> bool:
+    return CJK_RE.match(char) is not None
+
+
+def tokenize(text: str, limit: int = MAX_QUERY_TOKENS) -> list[str]:
+    """Lower-cased Latin words of two or more characters plus CJK bigrams, first-seen order."""
+    tokens: list[str] = []
+    seen: set[str] = set()
+
+    def add(token: str) -> bool:
+        if token not in seen:
+            seen.add(token)
+            tokens.append(token)
+        return len(tokens) >= limit
+
+    normalized = normalize_text(text).casefold()
+    # Walk the text once, alternating CJK runs and the Latin text between them, so
+    # the tokens come out in reading order.
+    position = 0
+    for run in _CJK_RUN_RE.finditer(normalized):
+        for word in _LATIN_WORD_RE.findall(normalized[position : run.start()]):
+            if len(word) >= 2 and add(word):
+                return tokens
+        chars = run.group()
+        grams = [chars] if len(chars) == 1 else [chars[i : i + 2] for i in range(len(chars) - 1)]
+        for gram in grams:
+            if add(gram):
+                return tokens
+        position = run.end()
+    for word in _LATIN_WORD_RE.findall(normalized[position:]):
+        if len(word) >= 2 and add(word):
+            return tokens
+    return tokens
+
+
+def estimate_tokens(text: str) -> int:
+    """The spec's token estimate: ceil(cjk / 1.6 + other / 4)."""
+    if not text:
+        return 0
+    cjk = len(CJK_RE.findall(text))
+    return math.ceil(cjk / 1.6 + (len(text) - cjk) / 4)
+
+
+def scrub_surrogates(text: str) -> str:
+    """Replace lone surrogates, which no UTF-8 store can hold, and leave all else as is."""
+    return _SURROGATE_RE.sub("\ufffd", text)

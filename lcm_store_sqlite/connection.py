@@ -1,0 +1,224 @@
+"""Opening a SQLite file safely: checks, pragmas, migrations, savepoints, error translation."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+from lcm_core.clock import utc_now_iso
+from lcm_core.errors import (
+    ReadOnlyStoreError,
+    SchemaVersionError,
+    StorageFullError,
+    StoreBusyError,
+    StoreConflictError,
+    StoreError,
+    StoreOpenError,
+)
+from lcm_core.models import SCHEMA_VERSION
+from lcm_store_sqlite.schema import MIGRATIONS
+
+BUSY_TIMEOUT_MS = 5000
+
+
+def translate(exc: sqlite3.Error, where: str) -> StoreError:
+    """Map a driver error onto the port's error types, with a one-line message."""
+    message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    lowered = message.lower()
+    if isinstance(exc, sqlite3.IntegrityError):
+        return StoreConflictError(f"{where}: {message}")
+    if "locked" in lowered or "busy" in lowered:
+        return StoreBusyError(f"{where}: database is busy (another writer held it over 5 s)")
+    if "readonly" in lowered or "read-only" in lowered:
+        return ReadOnlyStoreError(f"{where}: database is read-only")
+    if "disk is full" in lowered or "full" in lowered and "database" in lowered:
+        return StorageFullError(f"{where}: no space left for the database")
+    if "not a database" in lowered or "malformed" in lowered or "corrupt" in lowered:
+        return StoreOpenError(f"{where}: file is not a valid lcm database ({message})")
+    return StoreError(f"{where}: {message}")
+
+
+class Connection:
+    """One sqlite3 connection with a lock and nestable savepoint transactions."""
+
+    def __init__(self, location: str) -> None:
+        self.location = location
+        self.in_memory = location == ":memory:"
+        self.label = "in-memory database" if self.in_memory else str(Path(location))
+        self.lock = threading.RLock()
+        self._depth = 0
+        self.raw = self._connect()
+        try:
+            self._check_is_database()
+            self._configure()
+            self._migrate()
+        except BaseException:
+            self.raw.close()
+            raise
+
+    # --- opening -----------------------------------------------------------------
+    def _connect(self) -> sqlite3.Connection:
+        if not self.in_memory:
+            path = Path(self.location)
+            if path.is_dir():
+                raise StoreOpenError(f"{path}: is a folder, not a database file")
+            if not path.parent.exists():
+                try:
+                    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+                except OSError as exc:
+                    raise StoreOpenError(f"{path}: cannot create its folder ({exc.strerror})") from exc
+            if not path.exists():
+                # Create the file ourselves so it is private from its first byte.
+                try:
+                    os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+                except OSError as exc:
+                    raise StoreOpenError(f"{path}: cannot create ({exc.strerror})") from exc
+        try:
+            raw = sqlite3.connect(
+                self.location,
+                timeout=BUSY_TIMEOUT_MS / 1000,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+        except sqlite3.Error as exc:
+            raise StoreOpenError(f"{self.label}: cannot open ({exc})") from exc
+        raw.row_factory = sqlite3.Row
+        return raw
+
+    def _check_is_database(self) -> None:
+        """Fail before any write if the file is not SQLite, or is SQLite but not ours."""
+        try:
+            names = {
+                row[0]
+                for row in self.raw.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
+        except sqlite3.DatabaseError as exc:
+            raise StoreOpenError(
+                f"{self.label}: not an lcm memory database ({str(exc).splitlines()[0]})"
+            ) from exc
+        if names and "meta" not in names:
+            raise StoreOpenError(
+                f"{self.label}: is a SQLite database of something else (no lcm meta table)"
+            )
+
+    def _configure(self) -> None:
+        try:
+            self.raw.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            if not self.in_memory:
+                mode = self.raw.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+                if str(mode).lower() != "wal":
+                    # A read-only folder cannot hold the WAL file; say so plainly.
+                    raise ReadOnlyStoreError(f"{self.label}: cannot switch to WAL ({mode})")
+            self.raw.execute("PRAGMA synchronous = NORMAL")
+        except sqlite3.Error as exc:
+            raise translate(exc, self.label) from exc
+
+    def current_version(self) -> int:
+        has_meta = self.raw.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
+        ).fetchone()
+        if not has_meta:
+            return 0
+        row = self.raw.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        try:
+            return int(row[0]) if row else 0
+        except ValueError as exc:
+            raise StoreOpenError(f"{self.label}: schema version {row[0]!r} is not a number") from exc
+
+    def _migrate(self) -> None:
+        """Bring the file to `SCHEMA_VERSION` in one transaction, keeping every row."""
+        try:
+            version = self.current_version()
+            if version > SCHEMA_VERSION:
+                raise SchemaVersionError(
+                    f"{self.label}: schema v{version} is newer than this lcm understands "
+                    f"(v{SCHEMA_VERSION}); upgrade long-conversation-memory"
+                )
+            if version == SCHEMA_VERSION:
+                return
+            with self.transaction():
+                now = utc_now_iso()
+                for target, script in MIGRATIONS:
+                    if target <= version:
+                        continue
+                    for statement in _statements(script):
+                        self.raw.execute(statement)
+                    self.raw.execute(
+                        "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                        (f"migration.v{target}", now),
+                    )
+                self.raw.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)",
+                    (str(SCHEMA_VERSION),),
+                )
+        except sqlite3.Error as exc:
+            raise translate(exc, self.label) from exc
+
+    # --- transactions ------------------------------------------------------------
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Outermost level is BEGIN IMMEDIATE; inner levels are savepoints."""
+        with self.lock:
+            depth = self._depth
+            try:
+                if depth == 0:
+                    self.raw.execute("BEGIN IMMEDIATE")
+                else:
+                    self.raw.execute(f"SAVEPOINT lcm_sp{depth}")
+            except sqlite3.Error as exc:
+                raise translate(exc, self.label) from exc
+            self._depth += 1
+            try:
+                yield
+            except BaseException:
+                self._depth -= 1
+                with contextlib.suppress(sqlite3.Error):
+                    if depth == 0:
+                        self.raw.execute("ROLLBACK")
+                    else:
+                        self.raw.execute(f"ROLLBACK TO lcm_sp{depth}")
+                        self.raw.execute(f"RELEASE lcm_sp{depth}")
+                raise
+            self._depth -= 1
+            try:
+                if depth == 0:
+                    self.raw.execute("COMMIT")
+                else:
+                    self.raw.execute(f"RELEASE lcm_sp{depth}")
+            except sqlite3.Error as exc:
+                if depth == 0:
+                    with contextlib.suppress(sqlite3.Error):
+                        self.raw.execute("ROLLBACK")
+                raise translate(exc, self.label) from exc
+
+    @contextlib.contextmanager
+    def guarded(self, where: str) -> Iterator[sqlite3.Connection]:
+        """Hold the lock and turn driver errors into `StoreError`s."""
+        with self.lock:
+            try:
+                yield self.raw
+            except sqlite3.Error as exc:
+                raise translate(exc, f"{self.label}: {where}") from exc
+
+    def close(self) -> None:
+        with self.lock, contextlib.suppress(sqlite3.Error):
+            self.raw.close()
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration script into statements, keeping trigger bodies whole."""
+    statements: list[str] = []
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        statements.append(buffer.strip())
+    return statements
