@@ -1,0 +1,457 @@
+"""The SQLite store's bookkeeping tables: sessions, state, skills, logs, queue, admin."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from lcm_core.clock import utc_now_iso
+from lcm_core.errors import StoreError
+from lcm_core.models import (
+    SCHEMA_VERSION,
+    TABLES,
+    AssemblyLog,
+    Checkpoint,
+    PendingExtraction,
+    Rule,
+    RuleOverride,
+    Session,
+    SkillFile,
+    SkillVersion,
+    TaskState,
+    ValidationLog,
+)
+from lcm_store_sqlite import rows
+from lcm_store_sqlite.schema import ORDER_BY, SESSION_TABLES
+
+if TYPE_CHECKING:
+    from lcm_store_sqlite.connection import Connection
+
+_EXPORT_BATCH = 1000
+
+
+class RecordsMixin:
+    """Operations on every table but events and memory items; needs `self._db`."""
+
+    _db: Connection
+
+    # --- sessions ----------------------------------------------------------------
+    def upsert_session(self, session: Session) -> None:
+        now = utc_now_iso()
+        with self._db.transaction(), self._db.guarded("upsert session") as raw:
+            raw.execute(
+                "INSERT INTO sessions (session_id, cwd, project, origin, dsh_version, "
+                "memory_enabled, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (session_id) DO UPDATE SET cwd = excluded.cwd, "
+                "project = excluded.project, origin = excluded.origin, "
+                "dsh_version = excluded.dsh_version, memory_enabled = excluded.memory_enabled, "
+                "updated_at = excluded.updated_at",
+                (
+                    session.session_id,
+                    session.cwd,
+                    session.project,
+                    session.origin,
+                    session.dsh_version,
+                    int(session.memory_enabled),
+                    session.created_at or now,
+                    session.updated_at or now,
+                ),
+            )
+
+    def get_session(self, session_id: str) -> Session | None:
+        with self._db.guarded("get session") as raw:
+            row = raw.execute(
+                "SELECT * FROM sessions WHERE session_id = ?", (session_id,)
+            ).fetchone()
+        return rows.session_from_row(row) if row else None
+
+    def list_sessions(self) -> list[Session]:
+        with self._db.guarded("list sessions") as raw:
+            return [
+                rows.session_from_row(row)
+                for row in raw.execute(
+                    "SELECT * FROM sessions ORDER BY updated_at DESC, session_id"
+                )
+            ]
+
+    # --- task state and checkpoints ----------------------------------------------
+    def put_task_state(self, state: TaskState) -> None:
+        with self._db.transaction(), self._db.guarded("put task state") as raw:
+            raw.execute(
+                "INSERT OR REPLACE INTO task_state (session_id, goal, progress_json, "
+                "blockers_json, open_items_json, superseded_json, updated_by_seq, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    state.session_id,
+                    state.goal,
+                    rows.dumps(list(state.progress)),
+                    rows.dumps(list(state.blockers)),
+                    rows.dumps(list(state.open_items)),
+                    rows.dumps(list(state.superseded)),
+                    state.updated_by_seq,
+                    state.updated_at or utc_now_iso(),
+                ),
+            )
+
+    def get_task_state(self, session_id: str) -> TaskState | None:
+        with self._db.guarded("get task state") as raw:
+            row = raw.execute(
+                "SELECT * FROM task_state WHERE session_id = ?", (session_id,)
+            ).fetchone()
+        return rows.task_state_from_row(row) if row else None
+
+    def put_checkpoint(self, checkpoint: Checkpoint) -> None:
+        with self._db.transaction(), self._db.guarded("put checkpoint") as raw:
+            raw.execute(
+                "INSERT OR REPLACE INTO checkpoints (session_id, last_event_seq, "
+                "last_extract_seq, last_assembly_seq, updated_at) VALUES (?, ?, ?, ?, ?)",
+                (
+                    checkpoint.session_id,
+                    checkpoint.last_event_seq,
+                    checkpoint.last_extract_seq,
+                    checkpoint.last_assembly_seq,
+                    checkpoint.updated_at or utc_now_iso(),
+                ),
+            )
+
+    def get_checkpoint(self, session_id: str) -> Checkpoint:
+        with self._db.guarded("get checkpoint") as raw:
+            row = raw.execute(
+                "SELECT * FROM checkpoints WHERE session_id = ?", (session_id,)
+            ).fetchone()
+        return rows.checkpoint_from_row(row) if row else Checkpoint(session_id)
+
+    # --- skills and rules ----------------------------------------------------------
+    def add_skill_version(self, version: SkillVersion) -> SkillVersion:
+        with self._db.transaction(), self._db.guarded("add skill version") as raw:
+            row = raw.execute(
+                "SELECT * FROM skill_versions WHERE name = ? AND content_hash = ?",
+                (version.name, version.content_hash),
+            ).fetchone()
+            if row is not None:
+                return rows.skill_version_from_row(row)
+            stored = replace(version, created_at=version.created_at or utc_now_iso())
+            cursor = raw.execute(
+                "INSERT INTO skill_versions (name, source, path, content, content_hash, "
+                "version, supersedes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    stored.name,
+                    stored.source,
+                    stored.path,
+                    stored.content,
+                    stored.content_hash,
+                    stored.version,
+                    stored.supersedes,
+                    stored.created_at,
+                ),
+            )
+        return replace(stored, id=cursor.lastrowid)
+
+    def list_skill_versions(self, name: str) -> list[SkillVersion]:
+        with self._db.guarded("list skill versions") as raw:
+            return [
+                rows.skill_version_from_row(row)
+                for row in raw.execute(
+                    "SELECT * FROM skill_versions WHERE name = ? ORDER BY version, id", (name,)
+                )
+            ]
+
+    def put_skill_file(self, skill: SkillFile) -> None:
+        with self._db.transaction(), self._db.guarded("put skill file") as raw:
+            raw.execute(
+                "INSERT OR REPLACE INTO skill_files (name, path, version_id, version, enabled, "
+                "description, when_to_use, invocation, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    skill.name,
+                    skill.path,
+                    skill.version_id,
+                    skill.version,
+                    int(skill.enabled),
+                    skill.description,
+                    skill.when_to_use,
+                    skill.invocation,
+                    skill.updated_at or utc_now_iso(),
+                ),
+            )
+
+    def get_skill_file(self, name: str) -> SkillFile | None:
+        with self._db.guarded("get skill file") as raw:
+            row = raw.execute("SELECT * FROM skill_files WHERE name = ?", (name,)).fetchone()
+        return rows.skill_file_from_row(row) if row else None
+
+    def list_skill_files(self) -> list[SkillFile]:
+        with self._db.guarded("list skill files") as raw:
+            return [
+                rows.skill_file_from_row(row)
+                for row in raw.execute("SELECT * FROM skill_files ORDER BY name")
+            ]
+
+    def upsert_rule(self, rule: Rule) -> None:
+        with self._db.transaction(), self._db.guarded("upsert rule") as raw:
+            # The rule key, not the id, names a rule within a skill: replace by key.
+            raw.execute(
+                "DELETE FROM rules WHERE skill_name = ? AND rule_key = ? AND id != ?",
+                (rule.skill_name, rule.rule_key, rule.id),
+            )
+            raw.execute(
+                "INSERT OR REPLACE INTO rules (id, skill_name, rule_key, text, category, "
+                "scope_json, source_path, source_line, active, content_hash, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    rule.id,
+                    rule.skill_name,
+                    rule.rule_key,
+                    rule.text,
+                    rule.category,
+                    rows.dumps(rule.scope),
+                    rule.source_path,
+                    rule.source_line,
+                    int(rule.active),
+                    rule.content_hash,
+                    rule.updated_at or utc_now_iso(),
+                ),
+            )
+
+    def list_rules(self, *, skill_name: str | None = None, active: bool | None = None) -> list[Rule]:
+        clauses: list[str] = []
+        params: list[Any] = []
+        if skill_name is not None:
+            clauses.append("skill_name = ?")
+            params.append(skill_name)
+        if active is not None:
+            clauses.append("active = ?")
+            params.append(int(active))
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        with self._db.guarded("list rules") as raw:
+            return [
+                rows.rule_from_row(row)
+                for row in raw.execute(
+                    f"SELECT * FROM rules {where} ORDER BY skill_name, source_line, rule_key",
+                    params,
+                )
+            ]
+
+    def put_rule_override(self, override: RuleOverride) -> None:
+        with self._db.transaction(), self._db.guarded("put rule override") as raw:
+            raw.execute(
+                "INSERT OR REPLACE INTO rule_overrides (rule_id, category, active, scope_json, "
+                "updated_at) VALUES (?, ?, ?, ?, ?)",
+                (
+                    override.rule_id,
+                    override.category,
+                    None if override.active is None else int(override.active),
+                    None if override.scope is None else rows.dumps(override.scope),
+                    override.updated_at or utc_now_iso(),
+                ),
+            )
+
+    def list_rule_overrides(self) -> list[RuleOverride]:
+        with self._db.guarded("list rule overrides") as raw:
+            return [
+                rows.rule_override_from_row(row)
+                for row in raw.execute("SELECT * FROM rule_overrides ORDER BY rule_id")
+            ]
+
+    # --- logs ----------------------------------------------------------------------
+    def add_assembly_log(self, log: AssemblyLog, *, retention: int) -> int:
+        keep = max(1, int(retention))
+        with self._db.transaction(), self._db.guarded("add assembly log") as raw:
+            cursor = raw.execute(
+                "INSERT INTO assembly_logs (session_id, created_at, trigger, turn, step, "
+                "budget_tokens, used_tokens, token_source, content_hash, injected, message_seq, "
+                "sections_json, items_json, omitted_json, reasons_json, errors_json) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    log.session_id,
+                    log.created_at or utc_now_iso(),
+                    log.trigger,
+                    log.turn,
+                    log.step,
+                    log.budget_tokens,
+                    log.used_tokens,
+                    log.token_source,
+                    log.content_hash,
+                    int(log.injected),
+                    log.message_seq,
+                    rows.dumps(list(log.sections)),
+                    rows.dumps(list(log.item_ids)),
+                    rows.dumps(list(log.omitted)),
+                    rows.dumps(list(log.reasons)),
+                    rows.dumps(list(log.errors)),
+                ),
+            )
+            raw.execute(
+                "DELETE FROM assembly_logs WHERE session_id = ? AND id NOT IN ("
+                "SELECT id FROM assembly_logs WHERE session_id = ? ORDER BY id DESC LIMIT ?)",
+                (log.session_id, log.session_id, keep),
+            )
+        return int(cursor.lastrowid or 0)
+
+    def list_assembly_logs(self, session_id: str, *, limit: int | None = None) -> list[AssemblyLog]:
+        with self._db.guarded("list assembly logs") as raw:
+            return [
+                rows.assembly_log_from_row(row)
+                for row in raw.execute(
+                    "SELECT * FROM assembly_logs WHERE session_id = ? ORDER BY id DESC LIMIT ?",
+                    (session_id, -1 if limit is None else max(0, limit)),
+                )
+            ]
+
+    def add_validation_log(self, log: ValidationLog) -> int:
+        with self._db.transaction(), self._db.guarded("add validation log") as raw:
+            cursor = raw.execute(
+                "INSERT INTO validation_logs (session_id, event_seq, target, ok, checked, "
+                "skipped, deterministic, blocked, violations_json, errors_json, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    log.session_id,
+                    log.event_seq,
+                    log.target,
+                    int(log.ok),
+                    log.checked,
+                    log.skipped,
+                    int(log.deterministic),
+                    int(log.blocked),
+                    rows.dumps(list(log.violations)),
+                    rows.dumps(list(log.errors)),
+                    log.created_at or utc_now_iso(),
+                ),
+            )
+        return int(cursor.lastrowid or 0)
+
+    def list_validation_logs(
+        self, session_id: str, *, limit: int | None = None
+    ) -> list[ValidationLog]:
+        with self._db.guarded("list validation logs") as raw:
+            return [
+                rows.validation_log_from_row(row)
+                for row in raw.execute(
+                    "SELECT * FROM validation_logs WHERE session_id = ? ORDER BY id DESC LIMIT ?",
+                    (session_id, -1 if limit is None else max(0, limit)),
+                )
+            ]
+
+    # --- extraction retry queue ----------------------------------------------------
+    def record_pending(self, session_id: str, seq: int, error: str) -> PendingExtraction:
+        now = utc_now_iso()
+        with self._db.transaction(), self._db.guarded("record pending") as raw:
+            raw.execute(
+                "INSERT INTO pending_extraction (session_id, seq, attempts, last_error, "
+                "updated_at) VALUES (?, ?, 1, ?, ?) ON CONFLICT (session_id, seq) DO UPDATE "
+                "SET attempts = attempts + 1, last_error = excluded.last_error, "
+                "updated_at = excluded.updated_at",
+                (session_id, seq, error, now),
+            )
+            row = raw.execute(
+                "SELECT * FROM pending_extraction WHERE session_id = ? AND seq = ?",
+                (session_id, seq),
+            ).fetchone()
+        return rows.pending_from_row(row)
+
+    def list_pending(self, session_id: str | None = None) -> list[PendingExtraction]:
+        sql = "SELECT * FROM pending_extraction"
+        params: tuple[Any, ...] = ()
+        if session_id is not None:
+            sql += " WHERE session_id = ?"
+            params = (session_id,)
+        with self._db.guarded("list pending") as raw:
+            return [
+                rows.pending_from_row(row)
+                for row in raw.execute(sql + " ORDER BY session_id, seq", params)
+            ]
+
+    def clear_pending(self, session_id: str, seq: int) -> None:
+        with self._db.transaction(), self._db.guarded("clear pending") as raw:
+            raw.execute(
+                "DELETE FROM pending_extraction WHERE session_id = ? AND seq = ?",
+                (session_id, seq),
+            )
+
+    # --- meta, stats, export, purge, integrity ---------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        with self._db.guarded("get meta") as raw:
+            row = raw.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._db.transaction(), self._db.guarded("set meta") as raw:
+            raw.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    def schema_version(self) -> int:
+        with self._db.guarded("schema version") as _:
+            return self._db.current_version()
+
+    def stats(self, session_id: str | None = None) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        with self._db.guarded("stats") as raw:
+            for table in TABLES:
+                if session_id is not None and table in SESSION_TABLES:
+                    sql, params = f"SELECT COUNT(*) FROM {table} WHERE session_id = ?", (session_id,)
+                else:
+                    sql, params = f"SELECT COUNT(*) FROM {table}", ()
+                counts[table] = int(raw.execute(sql, params).fetchone()[0])
+        return counts
+
+    def export_rows(self, table: str, *, session_id: str | None = None) -> Iterator[dict[str, Any]]:
+        if table not in TABLES:
+            raise StoreError(f"unknown table {table!r}; tables are: {', '.join(TABLES)}")
+        sql = f"SELECT * FROM {table}"
+        params: tuple[Any, ...] = ()
+        if session_id is not None and table in SESSION_TABLES:
+            sql += " WHERE session_id = ?"
+            params = (session_id,)
+        sql += f" ORDER BY {ORDER_BY[table]}"
+        return self._stream(sql, params, table)
+
+    def _stream(self, sql: str, params: tuple[Any, ...], table: str) -> Iterator[dict[str, Any]]:
+        # Fetch in batches with its own cursor so a big table never sits in memory whole.
+        with self._db.guarded(f"export {table}") as raw:
+            cursor = raw.execute(sql, params)
+        while True:
+            with self._db.guarded(f"export {table}"):
+                batch = cursor.fetchmany(_EXPORT_BATCH)
+            if not batch:
+                return
+            for row in batch:
+                yield dict(zip(row.keys(), tuple(row), strict=True))
+
+    def purge_session(self, session_id: str) -> dict[str, int]:
+        deleted: dict[str, int] = {}
+        with self._db.transaction(), self._db.guarded("purge session") as raw:
+            for table in SESSION_TABLES:
+                cursor = raw.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
+                deleted[table] = max(0, cursor.rowcount)
+        return deleted
+
+    def purge_all(self) -> dict[str, int]:
+        deleted: dict[str, int] = {}
+        with self._db.transaction(), self._db.guarded("purge all") as raw:
+            for table in TABLES:
+                if table == "meta":
+                    continue
+                deleted[table] = max(0, raw.execute(f"DELETE FROM {table}").rowcount)
+        return deleted
+
+    def integrity_check(self) -> list[str]:
+        problems: list[str] = []
+        with self._db.guarded("integrity check") as raw:
+            for row in raw.execute("PRAGMA integrity_check"):
+                if row[0] != "ok":
+                    problems.append(f"sqlite: {row[0]}")
+            for fts in ("events_fts", "memory_fts"):
+                try:
+                    raw.execute(f"INSERT INTO {fts} ({fts}) VALUES ('integrity-check')")
+                except Exception as exc:  # the FTS module reports damage as an error
+                    problems.append(f"{fts}: {exc}")
+            version = self._db.current_version()
+            if version != SCHEMA_VERSION:
+                problems.append(f"schema version is {version}, expected {SCHEMA_VERSION}")
+            dangling = raw.execute(
+                "SELECT COUNT(*) FROM memory_items AS m WHERE m.superseded_by IS NOT NULL "
+                "AND NOT EXISTS (SELECT 1 FROM memory_items AS n WHERE n.id = m.superseded_by)"
+            ).fetchone()[0]
+            if dangling:
+                problems.append(f"{dangling} memory items link to a missing successor")
+        return problems
