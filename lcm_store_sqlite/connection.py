@@ -35,7 +35,7 @@ def translate(exc: sqlite3.Error, where: str) -> StoreError:
         return StoreBusyError(f"{where}: database is busy (another writer held it over 5 s)")
     if "readonly" in lowered or "read-only" in lowered:
         return ReadOnlyStoreError(f"{where}: database is read-only")
-    if "disk is full" in lowered or "full" in lowered and "database" in lowered:
+    if "disk is full" in lowered or ("full" in lowered and "database" in lowered):
         return StorageFullError(f"{where}: no space left for the database")
     if "not a database" in lowered or "malformed" in lowered or "corrupt" in lowered:
         return StoreOpenError(f"{where}: file is not a valid lcm database ({message})")
