@@ -1,0 +1,61 @@
+"""`open_store(url)`: every URL form reaches the right backend through entry points."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lcm_core.errors import StoreUnavailableError
+from lcm_core.registry import open_store, parse_store_url
+
+
+@pytest.mark.parametrize(
+    ("url", "scheme", "location"),
+    [
+        ("/tmp/m.sqlite", "sqlite", "/tmp/m.sqlite"),
+        ("relative/m.sqlite", "sqlite", "relative/m.sqlite"),
+        (":memory:", "sqlite", ":memory:"),
+        ("sqlite:///tmp/m.sqlite", "sqlite", "/tmp/m.sqlite"),
+        ("sqlite:///:memory:", "sqlite", ":memory:"),
+        ("duckdb:///data/m.duckdb", "duckdb", "/data/m.duckdb"),
+        ("DUCKDB:///x.duckdb", "duckdb", "/x.duckdb"),
+    ],
+)
+def test_parse_store_url(url: str, scheme: str, location: str) -> None:
+    parsed = parse_store_url(url)
+    assert (parsed.scheme, parsed.location) == (scheme, location)
+
+
+def test_empty_url_is_a_clear_error() -> None:
+    with pytest.raises(StoreUnavailableError, match="empty"):
+        parse_store_url("  ")
+
+
+def test_open_store_bare_path_and_sqlite_url(tmp_path: Path) -> None:
+    for url in (str(tmp_path / "a.sqlite"), f"sqlite:///{tmp_path / 'b.sqlite'}", ":memory:"):
+        store = open_store(url)
+        try:
+            assert store.schema_version() == 2
+        finally:
+            store.close()
+
+
+def test_unknown_scheme_names_the_installed_backends() -> None:
+    with pytest.raises(StoreUnavailableError, match="sqlite"):
+        open_store("postgres://localhost/db")
+
+
+def test_missing_duckdb_extra_gets_an_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:
+    import lcm_core.registry as registry
+
+    original = registry.available_backends
+    monkeypatch.setattr(
+        registry,
+        "available_backends",
+        lambda: {k: v for k, v in original().items() if k != "duckdb"},
+    )
+    with pytest.raises(
+        StoreUnavailableError, match=r"pip install 'long-conversation-memory\[duckdb\]'"
+    ):
+        open_store("duckdb:///tmp/x.duckdb")
