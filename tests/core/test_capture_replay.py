@@ -301,10 +301,9 @@ def test_crash_mid_batch_then_replay_gives_the_same_tables(
             child.stderr.close()
     assert child.returncode == -signal.SIGKILL
 
+    with SQLiteMemoryStore(":memory:") as scratch:
+        first_batch_rows = capture_batch(scratch, SID, stream[:split], CONFIG).inserted
     with SQLiteMemoryStore(db_path) as db:
-        first_batch_rows = capture_batch(
-            SQLiteMemoryStore(":memory:"), SID, stream[:split], CONFIG
-        ).inserted
         assert db.stats(SID)["events"] == first_batch_rows, "the killed batch must leave no rows"
         assert db.integrity_check() == []
         capture_batch(db, SID, stream, CONFIG)
