@@ -125,10 +125,14 @@ def _check(path: str, value: Any, default: Any, limit: Limit, warnings: list[str
     # bool is an int in Python; a flag given as a number (or a number as a flag) is wrong.
     wrong_bool = isinstance(value, bool) != (limit.kind is bool)
     if wrong_bool or not isinstance(value, limit.kind):
-        warnings.append(f"{path}: expected {_kind_name(limit.kind)}, got {value!r}; using {default!r}")
+        warnings.append(
+            f"{path}: expected {_kind_name(limit.kind)}, got {value!r}; using {default!r}"
+        )
         return default
     if limit.choices is not None and value not in limit.choices:
-        warnings.append(f"{path}: {value!r} is not one of {', '.join(limit.choices)}; using {default!r}")
+        warnings.append(
+            f"{path}: {value!r} is not one of {', '.join(limit.choices)}; using {default!r}"
+        )
         return default
     if isinstance(value, int | float) and not isinstance(value, bool):
         if value != value:  # NaN
@@ -157,7 +161,9 @@ def load_config(overrides: Mapping[str, Any] | None = None) -> Config:
     """Merge `overrides` over the defaults and check every leaf; unknown keys are kept but warned."""
     warnings: list[str] = []
     if overrides is not None and not isinstance(overrides, Mapping):
-        warnings.append(f"config: expected an object, got {type(overrides).__name__}; using defaults")
+        warnings.append(
+            f"config: expected an object, got {type(overrides).__name__}; using defaults"
+        )
         overrides = None
     merged = deep_merge(DEFAULTS, overrides or {})
     for path, limit in LIMITS.items():
@@ -176,7 +182,9 @@ def load_config(overrides: Mapping[str, Any] | None = None) -> Config:
 
 def budget_tokens(config: Config) -> int:
     """The assembly budget: the larger of the soft and the minimum budget."""
-    return max(int(config.get("assembly.minBudgetTokens")), int(config.get("assembly.softBudgetTokens")))
+    return max(
+        int(config.get("assembly.minBudgetTokens")), int(config.get("assembly.softBudgetTokens"))
+    )
 
 
 def json_schema() -> dict[str, Any]:
@@ -186,9 +194,9 @@ def json_schema() -> dict[str, Any]:
         section, _, leaf = path.rpartition(".")
         target = properties
         if section:
-            target = properties.setdefault(
-                section, {"type": "object", "properties": {}}
-            )["properties"]
+            target = properties.setdefault(section, {"type": "object", "properties": {}})[
+                "properties"
+            ]
         target[leaf] = _leaf_schema(limit, DEFAULTS if not section else DEFAULTS[section], leaf)
     return {"type": "object", "properties": properties}
 

@@ -183,7 +183,9 @@ class MemoryStore(Protocol):
         """Insert or replace the rule with the same `(skill_name, rule_key)`."""
         ...
 
-    def list_rules(self, *, skill_name: str | None = None, active: bool | None = None) -> list[Rule]:
+    def list_rules(
+        self, *, skill_name: str | None = None, active: bool | None = None
+    ) -> list[Rule]:
         """Rules ordered by skill, source line, then key."""
         ...
 

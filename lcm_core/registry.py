@@ -28,7 +28,9 @@ def parse_store_url(url: str) -> StoreURL:
     """Split `scheme:///path`, `:memory:` or a bare path (which means SQLite)."""
     text = str(url).strip()
     if not text:
-        raise StoreUnavailableError("empty database URL: give a path, sqlite:///PATH or duckdb:///PATH")
+        raise StoreUnavailableError(
+            "empty database URL: give a path, sqlite:///PATH or duckdb:///PATH"
+        )
     if text == ":memory:":
         return StoreURL("sqlite", ":memory:")
     scheme, sep, rest = text.partition("://")

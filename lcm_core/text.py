@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import re
@@ -104,3 +105,59 @@ def estimate_tokens(text: str) -> int:
 def scrub_surrogates(text: str) -> str:
     """Replace lone surrogates, which no UTF-8 store can hold, and leave all else as is."""
     return _SURROGATE_RE.sub("\ufffd", text)
+
+
+@functools.lru_cache(maxsize=512)
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    """Compile a path glob: `**` spans folders, `*` and `?` stay inside one, `[...]` is a class."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        char = pattern[i]
+        if pattern.startswith("**", i):
+            i += 2
+            if i < n and pattern[i] == "/":
+                out.append("(?:.*/)?")
+                i += 1
+            else:
+                out.append(".*")
+            continue
+        if char == "*":
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif char == "[" and "]" in pattern[i + 2 :]:
+            end = pattern.index("]", i + 2)
+            body = pattern[i + 1 : end].replace("\\", "\\\\")
+            out.append("[" + ("^" + body[1:] if body.startswith("!") else body) + "]")
+            i = end
+        else:
+            out.append(re.escape(char))
+        i += 1
+    return re.compile("".join(out) + r"\Z", re.DOTALL)
+
+
+def glob_match(pattern: str, path: str) -> bool:
+    """Whether a slash-separated path matches a glob, gitignore style.
+
+    A pattern without `/` may match any single component (`*.bak`, `drafts`); a pattern
+    ending in `/` matches everything below that folder; a pattern that matches a leading
+    folder of the path matches the whole path, so `drafts/**` and `drafts` both exclude
+    `drafts/x/SKILL.md`.
+    """
+    pattern = pattern.strip().replace("\\", "/")
+    path = path.replace("\\", "/")
+    while pattern.startswith("./"):
+        pattern = pattern[2:]
+    while path.startswith("./"):
+        path = path[2:]
+    if not pattern or not path:
+        return False
+    if pattern.endswith("/"):
+        pattern += "**"
+    regex = _glob_regex(pattern)
+    parts = path.split("/")
+    if "/" not in pattern:
+        return any(regex.match(part) for part in parts if part)
+    # The full path, then each leading folder of it.
+    return any(regex.match("/".join(parts[:end])) for end in range(len(parts), 0, -1))

@@ -70,7 +70,9 @@ class Connection:
                 try:
                     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
                 except OSError as exc:
-                    raise StoreOpenError(f"{path}: cannot create its folder ({exc.strerror})") from exc
+                    raise StoreOpenError(
+                        f"{path}: cannot create its folder ({exc.strerror})"
+                    ) from exc
             if not path.exists():
                 # Create the file ourselves so it is private from its first byte.
                 try:
@@ -127,7 +129,9 @@ class Connection:
         try:
             return int(row[0]) if row else 0
         except ValueError as exc:
-            raise StoreOpenError(f"{self.label}: schema version {row[0]!r} is not a number") from exc
+            raise StoreOpenError(
+                f"{self.label}: schema version {row[0]!r} is not a number"
+            ) from exc
 
     def _migrate(self) -> None:
         """Bring the file to `SCHEMA_VERSION` in one transaction, keeping every row."""

@@ -214,7 +214,9 @@ class RecordsMixin:
                 ),
             )
 
-    def list_rules(self, *, skill_name: str | None = None, active: bool | None = None) -> list[Rule]:
+    def list_rules(
+        self, *, skill_name: str | None = None, active: bool | None = None
+    ) -> list[Rule]:
         clauses: list[str] = []
         params: list[Any] = []
         if skill_name is not None:
@@ -388,7 +390,10 @@ class RecordsMixin:
         with self._db.guarded("stats") as raw:
             for table in TABLES:
                 if session_id is not None and table in SESSION_TABLES:
-                    sql, params = f"SELECT COUNT(*) FROM {table} WHERE session_id = ?", (session_id,)
+                    sql, params = (
+                        f"SELECT COUNT(*) FROM {table} WHERE session_id = ?",
+                        (session_id,),
+                    )
                 else:
                     sql, params = f"SELECT COUNT(*) FROM {table}", ()
                 counts[table] = int(raw.execute(sql, params).fetchone()[0])
