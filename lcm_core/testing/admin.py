@@ -27,6 +27,10 @@ class AdminContract(StoreContractBase):
         """a new store reports the schema version this code defines."""
         assert store.schema_version() == SCHEMA_VERSION
 
+    def test_store_satisfies_the_port(self, store: MemoryStore) -> None:
+        """the store under test has every method and attribute of the MemoryStore Protocol."""
+        assert isinstance(store, MemoryStore)
+
     def test_url_is_text(self, store: MemoryStore) -> None:
         """the store names its location in a non-empty url string."""
         assert isinstance(store.url, str) and store.url != ""

@@ -79,6 +79,7 @@ class ItemContract(StoreContractBase):
         assert created is True and again.id == "mem_again" and again.status == "active"
         old_now = store.get_item("mem_old")
         assert old_now is not None and old_now.status == "superseded"
+        assert old_now.superseded_by == "mem_bridge"
 
     def test_insert_of_existing_id_with_other_hash_conflicts(self, store: MemoryStore) -> None:
         """inserting an id that already exists, with another content, raises StoreConflictError."""

@@ -1,0 +1,100 @@
+"""The conformance suite must fail against stores that each break one contract on purpose."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+from lcm_core.models import Event, ItemChange, MemoryEvent, MemoryItem
+from lcm_core.text import sha256_hex
+from lcm_store_sqlite import SQLiteMemoryStore
+
+
+class DropsSupersessionLink(SQLiteMemoryStore):
+    """Forgets `superseded_by` on every update, so old items never point at their successor."""
+
+    def update_item(self, item_id: str, change: ItemChange, event: MemoryEvent) -> MemoryItem:
+        """Apply the change without its supersession link."""
+        return super().update_item(item_id, dataclasses.replace(change, superseded_by=None), event)
+
+
+class DedupesEventsByHash(SQLiteMemoryStore):
+    """Treats an event whose text the session already holds as a duplicate, whatever its seq."""
+
+    def insert_event(self, event: Event) -> bool:
+        """Ignore the event when its content hash is already stored for the session."""
+        digest = event.content_hash or sha256_hex(event.text)
+        if any(e.content_hash == digest for e in self.list_events(event.session_id)):
+            return False
+        return super().insert_event(event)
+
+    def insert_events(self, events: Iterable[Event]) -> int:
+        """Insert one by one through the hash check, in one transaction."""
+        with self.transaction():
+            return sum(self.insert_event(event) for event in events)
+
+
+class ForgetsFtsEscape(SQLiteMemoryStore):
+    """Hands search terms to FTS5 unquoted, so query syntax in a term is interpreted."""
+
+    def _fts_phrase(self, term: str) -> str:
+        """Return the term raw instead of as a quoted phrase."""
+        return term
+
+
+RUNNER = """
+import importlib.util
+
+import pytest
+
+from lcm_core.testing import StoreContractSuite, StoreRequirements
+
+_spec = importlib.util.spec_from_file_location("lcm_bite_stores", {path!r})
+_stores = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_stores)
+
+
+class TestBrokenStore(StoreContractSuite):
+    requirements = StoreRequirements(persistent=False)
+
+    @pytest.fixture
+    def store_factory(self):
+        return lambda: _stores.{name}(":memory:")
+"""
+
+# Each broken store and contract tests that must catch it.
+CASES = [
+    (
+        DropsSupersessionLink,
+        ["test_supersede_links_both_items"],
+    ),
+    (
+        DedupesEventsByHash,
+        ["test_same_text_at_new_seq_is_a_new_event"],
+    ),
+    (
+        ForgetsFtsEscape,
+        ["test_syntax_terms_match_events_literally*", "test_awkward_terms_never_raise*"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("broken", "expected"), CASES, ids=[c[0].__name__ for c in CASES])
+def test_suite_catches_broken_store(
+    pytester: pytest.Pytester, broken: type[SQLiteMemoryStore], expected: list[str]
+) -> None:
+    """running the whole suite on a store with one planted bug reports that bug."""
+    # In memory, so the three runs stay quick; only the two reopen contracts skip.
+    source = RUNNER.format(path=str(Path(__file__).resolve()), name=broken.__name__)
+    pytester.makepyfile(test_bite=source)
+    result = pytester.runpytest_subprocess(
+        "-q", "-rf", "--tb=no", "-p", "no:cacheprovider", timeout=300
+    )
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("failed", 0) > 0, result.stdout.str()
+    assert outcomes.get("passed", 0) > 0, "the broken store should still pass most contracts"
+    for name in expected:
+        result.stdout.fnmatch_lines([f"FAILED *::TestBrokenStore::{name}*"])
