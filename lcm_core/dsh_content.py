@@ -70,6 +70,10 @@ def label(value: Any, limit: int = MAX_LABEL_CHARS) -> str | None:
     """A short identifier-like string (kind, name, id), normalized; None if not a string."""
     if not isinstance(value, str):
         return None
+    # Fast path for the common case: printable ASCII is already NFC and free of control
+    # characters and surrogates, so normalizing it would only strip the ends.
+    if value.isascii() and value.isprintable() and len(value) <= limit:
+        return value.strip() or None
     cleaned = normalize_text(value)[:limit]
     return cleaned or None
 
