@@ -7,6 +7,7 @@ import hashlib
 import math
 import re
 import unicodedata
+from collections.abc import Sequence
 from typing import Final
 
 from lcm_core.models import MAX_EVENT_TEXT
@@ -161,3 +162,34 @@ def glob_match(pattern: str, path: str) -> bool:
         return any(regex.match(part) for part in parts if part)
     # The full path, then each leading folder of it.
     return any(regex.match("/".join(parts[:end])) for end in range(len(parts), 0, -1))
+
+
+# Shortest term a trigram index can look up; the BM25 part of a search score counts only
+# terms at least this long, on every backend, so the backends rank alike.
+MIN_INDEXED_TERM_CHARS: Final = 3
+
+
+def search_terms(terms: Sequence[object]) -> tuple[str, ...]:
+    """Normalised query terms, blanks and non-strings dropped, deduped case-insensitively."""
+    cleaned: list[str] = []
+    seen: set[str] = set()
+    for raw in terms:
+        if not isinstance(raw, str):
+            continue
+        term = normalize_text(raw)
+        key = term.casefold()
+        if term and key not in seen:
+            seen.add(key)
+            cleaned.append(term)
+    return tuple(cleaned)
+
+
+def relevance(text: str, terms: Sequence[str], bm25: float) -> float:
+    """Distinct terms the text contains (case-insensitive), plus bm25 squashed into [0, 1).
+
+    The matched-term count means the same at any store size and on every backend; bm25
+    only orders texts that match equally many terms.
+    """
+    folded = text.casefold()
+    matched = sum(1 for term in terms if term.casefold() in folded)
+    return matched + bm25 / (1.0 + bm25)
