@@ -95,14 +95,14 @@ class CaptureReport:
             "archived": self.archived,
             "unknown_types": self.unknown_types,
             "unknown_by_type": dict(self.unknown_by_type),
-            "errors": [vars_of(issue) for issue in self.errors],
-            "repaired": [vars_of(issue) for issue in self.repaired],
+            "errors": [_issue_dict(issue) for issue in self.errors],
+            "repaired": [_issue_dict(issue) for issue in self.repaired],
             "last_event_seq": self.last_event_seq,
             "skipped": self.skipped,
         }
 
 
-def vars_of(issue: CaptureIssue) -> dict[str, Any]:
+def _issue_dict(issue: CaptureIssue) -> dict[str, Any]:
     return {"index": issue.index, "seq": issue.seq, "reason": issue.reason}
 
 

@@ -484,3 +484,14 @@ def test_duplicate_seq_is_ignored_first_write_wins(store: SQLiteMemoryStore) -> 
     report = capture_batch(store, SID, [user(1, "changed"), user(1, "again")], CONFIG)
     assert (report.inserted, report.duplicates) == (0, 2)
     assert stored(store, 1).text == "original"
+
+
+def test_report_is_json_ready(store: SQLiteMemoryStore) -> None:
+    """The report converts to plain JSON with every count, for `--json` output and logs."""
+    report = capture_batch(
+        store, SID, [user(1, "好"), {"seq": 2}, {"type": "x/y", "seq": 3, "data": {}}], CONFIG
+    )
+    data = json.loads(json.dumps(report.to_dict(), ensure_ascii=False))
+    assert (data["received"], data["inserted"], data["unknown_types"]) == (3, 2, 1)
+    assert data["errors"] == [{"index": 1, "seq": 2, "reason": "type is missing"}]
+    assert data["last_event_seq"] == 3
