@@ -40,14 +40,21 @@ class MemoryStore(Protocol):
     Contract highlights (the conformance suite in `lcm_core.testing` checks each):
 
     - Event writes are insert-or-ignore on `(session_id, seq)`; text longer than
-      `MAX_EVENT_TEXT` is cut and flagged `truncated`.
+      `MAX_EVENT_TEXT` is cut and flagged `truncated`, and an empty `content_hash`
+      is filled with the SHA-256 of the stored (cut) text.
     - `insert_item` dedupes on the active `(session_id, content_hash)` and writes a
-      `created` lifecycle row only when it inserts.
+      `created` lifecycle row only when it inserts; an existing id with other
+      content raises `StoreConflictError`.
     - `update_item` changes an item and appends its lifecycle row in one transaction.
-    - Search accepts any text without raising, serves CJK and terms shorter than
-      three characters, and scores hits on a non-negative BM25-like scale (higher is
-      better; the core's ranking caps it at 10).
+    - Search accepts any text without raising, matches each term as a literal,
+      case-insensitive substring, serves CJK and terms shorter than three
+      characters, ignores blank terms, and scores a hit as the number of distinct
+      terms it contains plus a tie-breaker in [0, 1) (the core caps it at 10).
+    - `transaction()` nests: a failure caught inside an outer transaction undoes
+      only the inner block's writes.
     - Timestamps left empty on a model are filled by the store.
+    - Per-session filters (`stats`, `export_rows`, `purge_session`) apply to tables
+      that have a `session_id` column; skills, rules and meta are global.
     """
 
     url: str
@@ -116,7 +123,7 @@ class MemoryStore(Protocol):
         statuses: Sequence[str] | None = None,
         kinds: Sequence[str] | None = None,
     ) -> list[MemoryItem]:
-        """Items in creation order (then id), filtered when arguments are given."""
+        """Items ordered by `created_at`, then id; filtered when arguments are given."""
         ...
 
     def update_item(self, item_id: str, change: ItemChange, event: MemoryEvent) -> MemoryItem:
@@ -177,7 +184,9 @@ class MemoryStore(Protocol):
 
     def get_skill_file(self, name: str) -> SkillFile | None: ...
 
-    def list_skill_files(self) -> list[SkillFile]: ...
+    def list_skill_files(self) -> list[SkillFile]:
+        """Current skills ordered by name."""
+        ...
 
     def upsert_rule(self, rule: Rule) -> None:
         """Insert or replace the rule with the same `(skill_name, rule_key)`."""
@@ -189,9 +198,13 @@ class MemoryStore(Protocol):
         """Rules ordered by skill, source line, then key."""
         ...
 
-    def put_rule_override(self, override: RuleOverride) -> None: ...
+    def put_rule_override(self, override: RuleOverride) -> None:
+        """Set (replace) the one override of `override.rule_id`."""
+        ...
 
-    def list_rule_overrides(self) -> list[RuleOverride]: ...
+    def list_rule_overrides(self) -> list[RuleOverride]:
+        """Overrides ordered by rule id."""
+        ...
 
     # --- logs ------------------------------------------------------------------
     def add_assembly_log(self, log: AssemblyLog, *, retention: int) -> int:
@@ -239,7 +252,7 @@ class MemoryStore(Protocol):
         ...
 
     def purge_all(self) -> dict[str, int]:
-        """Delete every row except the schema metadata; returns rows deleted per table."""
+        """Delete every row of every table but `meta`; returns rows deleted per table."""
         ...
 
     def integrity_check(self) -> list[str]:

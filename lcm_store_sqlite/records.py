@@ -389,13 +389,11 @@ class RecordsMixin:
         counts: dict[str, int] = {}
         with self._db.guarded("stats") as raw:
             for table in TABLES:
+                sql = f"SELECT COUNT(*) FROM {table}"
+                params: tuple[Any, ...] = ()
                 if session_id is not None and table in SESSION_TABLES:
-                    sql, params = (
-                        f"SELECT COUNT(*) FROM {table} WHERE session_id = ?",
-                        (session_id,),
-                    )
-                else:
-                    sql, params = f"SELECT COUNT(*) FROM {table}", ()
+                    sql += " WHERE session_id = ?"
+                    params = (session_id,)
                 counts[table] = int(raw.execute(sql, params).fetchone()[0])
         return counts
 
