@@ -21,11 +21,11 @@ from lcm_core.models import (
     MemoryEvent,
     MemoryItem,
 )
-from lcm_core.text import clamp_text, scrub_surrogates, sha256_hex
+from lcm_core.text import clamp_text, relevance, scrub_surrogates, sha256_hex
 from lcm_store_sqlite import rows
 from lcm_store_sqlite.connection import Connection
 from lcm_store_sqlite.records import RecordsMixin
-from lcm_store_sqlite.search import fts_phrase, like_pattern, relevance, split_terms
+from lcm_store_sqlite.search import fts_phrase, like_pattern, split_terms
 
 _INSERT_EVENT = (
     f"INSERT OR IGNORE INTO events ({rows.EVENT_COLUMNS}) "
