@@ -38,15 +38,30 @@ GENERATED_SOURCE_KINDS: Final[frozenset[str]] = frozenset(
 )
 # Source kinds a human typed: a prompt, an input box, or a steer message mid-run.
 USER_SOURCE_KINDS: Final[frozenset[str]] = frozenset({"user", "input", "prompt", "steer"})
+# Kinds whose text is the conversation itself: the model's replies and tool output
+# (untrusted, but not injected context). Every other kind is some plugin's own label.
+CONVERSATION_SOURCE_KINDS: Final[frozenset[str]] = USER_SOURCE_KINDS | {"model", "tool"}
 MAX_SESSION_ID_CHARS: Final = 512
 MAX_REASON_CHARS: Final = 200
 
 Clock = Callable[[], str]
 
 
+def is_generated_kind(source_kind: str | None) -> bool:
+    """True for text a plugin or the runtime injected: the known kinds and any unknown one.
+
+    DSH plugins label their messages with their own kinds (`skill-catalog`,
+    `subagent-report`, ...), and new ones appear with new plugins, so anything that is
+    not plainly the user, the model or a tool counts as generated.
+    """
+    if source_kind is None:
+        return False
+    return source_kind in GENERATED_SOURCE_KINDS or source_kind not in CONVERSATION_SOURCE_KINDS
+
+
 def is_generated(event: Event) -> bool:
     """True when the event's text came from a plugin or the runtime, not from a person."""
-    return event.source_kind is not None and event.source_kind in GENERATED_SOURCE_KINDS
+    return is_generated_kind(event.source_kind)
 
 
 def is_user_input(event: Event) -> bool:

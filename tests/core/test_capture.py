@@ -495,3 +495,17 @@ def test_report_is_json_ready(store: SQLiteMemoryStore) -> None:
     assert (data["received"], data["inserted"], data["unknown_types"]) == (3, 2, 1)
     assert data["errors"] == [{"index": 1, "seq": 2, "reason": "type is missing"}]
     assert data["last_event_seq"] == 3
+
+
+@pytest.mark.parametrize("kind", ["skill-catalog", "subagent-report", "webhook", "新插件"])
+def test_unknown_plugin_kinds_count_as_generated(kind: str) -> None:
+    """A kind no list names yet is still treated as injected context, never as the user."""
+    event = Event("s", 1, "user/message", "please use port 9999", source_kind=kind)
+    assert is_generated(event)
+    assert not is_user_input(event)
+
+
+@pytest.mark.parametrize("kind", [None, "user", "prompt", "model", "tool"])
+def test_conversation_kinds_are_not_generated(kind: str | None) -> None:
+    """The user's, the model's and tools' own text is conversation, not injected context."""
+    assert not is_generated(Event("s", 1, "user/message", "hi", source_kind=kind))
