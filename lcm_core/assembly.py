@@ -148,7 +148,6 @@ def _notice_candidates(
     store: MemoryStore,
     session_id: str,
     ranking: Ranking,
-    terms_found: bool,
     signals: QuerySignals,
     status: CompactionStatus,
     old_task_values: Sequence[str],
@@ -165,9 +164,10 @@ def _notice_candidates(
                 notices.append(Candidate("notice", old.id, text))
     disputed = store.list_items(session_id, statuses=("disputed",))
     if disputed:
-        if terms_found:
+        terms = search_terms(signals)
+        if terms:
             hits = store.search_items(
-                session_id, search_terms(signals), statuses=("disputed",), limit=_DISPUTED_SHOWN
+                session_id, terms, statuses=("disputed",), limit=_DISPUTED_SHOWN
             )
             for hit in sorted(hits, key=lambda h: h.item.id):
                 notices.append(
@@ -238,7 +238,6 @@ def collect_candidates(
             store,
             session_id,
             ranking,
-            bool(ranking.candidates),
             signals,
             status,
             old_task,

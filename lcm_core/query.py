@@ -46,7 +46,8 @@ _CJK_PARTICLES: Final = frozenset("的了吗呢吧啊呀哦嘛")
 # Pronoun and function pieces: a bigram made only of these carries no topic.
 _CJK_FUNCTION_CHARS: Final = frozenset("么是在和与及或也都就还又很我你他她它们这那个些哪什怎样")
 
-_NUMBER_RE: Final = re.compile(r"(?<![A-Za-z0-9_.])\d+(?:[.,]\d+)*")
+# A digit run glued to a word or after `word-` belongs to an id (w123, PROJ-7), not a number.
+_NUMBER_RE: Final = re.compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z0-9]-)\d+(?:[.,]\d+)*")
 # Identifier-like words: letters and digits joined by `_ . -`, kept with their case.
 _WORD_RE: Final = re.compile(r"[A-Za-z0-9]+(?:[_.\-][A-Za-z0-9]+)*")
 _CAMEL_RE: Final = re.compile(r"[a-z][A-Z]")

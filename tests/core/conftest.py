@@ -1,0 +1,92 @@
+"""Fixtures of tests/core: a scripted-session builder over a fresh in-memory SQLite store.
+
+Helpers live here as fixtures because pytest runs with `--import-mode=importlib`, where
+test modules cannot import sibling helper modules.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from lcm_core.models import Event, ItemChange, MemoryItem
+from lcm_core.ports import MemoryStore
+from lcm_core.testing.builders import lifecycle, make_item
+from lcm_store_sqlite import SQLiteMemoryStore
+
+
+@dataclass
+class Script:
+    """Writes a scripted session through the port: events, items, corrections, disputes."""
+
+    store: MemoryStore
+    session_id: str = "sess"
+
+    def event(self, seq: int, type: str, text: str, **fields: Any) -> Event:
+        event = Event(session_id=self.session_id, seq=seq, type=type, text=text, **fields)
+        self.store.insert_event(event)
+        return event
+
+    def user(self, seq: int, text: str, **fields: Any) -> Event:
+        """A message the user typed."""
+        fields.setdefault("role", "user")
+        fields.setdefault("source_kind", "user")
+        return self.event(seq, "user/message", text, **fields)
+
+    def assistant(self, seq: int, text: str, **fields: Any) -> Event:
+        return self.event(seq, "assistant/message", text, role="assistant", **fields)
+
+    def tool(self, seq: int, text: str, **fields: Any) -> Event:
+        """Tool output: untrusted input."""
+        return self.event(seq, "tool/result", text, role="tool", **fields)
+
+    def item(
+        self, content: str, seqs: Iterable[int] = (), *, kind: str = "fact", **fields: Any
+    ) -> MemoryItem:
+        """An item citing the given event seqs."""
+        seq_list = sorted(seqs)
+        fields.setdefault("derived_from_seq", seq_list[-1] if seq_list else None)
+        refs = tuple(f"seq:{seq}" for seq in seq_list)
+        made = make_item(self.session_id, content, kind=kind, source_refs=refs, **fields)
+        stored, _ = self.store.insert_item(made)
+        return stored
+
+    def correct(self, old: MemoryItem, content: str, seq: int, **fields: Any) -> MemoryItem:
+        """Supersede `old` by a new item from event `seq`, linked both ways."""
+        new = self.item(content, [seq], kind=old.kind, supersedes=(old.id,), **fields)
+        change = ItemChange(status="superseded", superseded_by=new.id)
+        self.store.update_item(old.id, change, lifecycle(old, "superseded", by=new.id))
+        return new
+
+    def dispute(self, *items: MemoryItem) -> None:
+        """Mark items as a conflict the user has not resolved."""
+        for one in items:
+            self.store.update_item(
+                one.id, ItemChange(status="disputed"), lifecycle(one, "disputed")
+            )
+
+
+@pytest.fixture
+def new_script() -> Iterator[Callable[[str], Script]]:
+    """A factory of scripts, each over its own fresh in-memory store (closed afterwards)."""
+    stores: list[MemoryStore] = []
+
+    def make(session_id: str = "sess") -> Script:
+        store = SQLiteMemoryStore(":memory:")
+        stores.append(store)
+        return Script(store, session_id)
+
+    yield make
+    for store in stores:
+        with contextlib.suppress(Exception):  # a test may have closed it on purpose
+            store.close()
+
+
+@pytest.fixture
+def script(new_script: Callable[[str], Script]) -> Script:
+    """One scripted session, id `sess`, over a fresh store."""
+    return new_script("sess")
