@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from lcm_core.capture import GENERATED_SOURCE_KINDS
+from lcm_core.capture import is_generated_kind
 from lcm_core.models import Event
 from lcm_core.text import fingerprint, normalize_text
 
@@ -36,7 +36,7 @@ class StepMessage:
 
     @property
     def generated(self) -> bool:
-        return self.source_kind is not None and self.source_kind in GENERATED_SOURCE_KINDS
+        return is_generated_kind(self.source_kind)
 
 
 def task_text(messages: Sequence[StepMessage]) -> str | None:
