@@ -46,7 +46,7 @@ DEFAULTS: Final[dict[str, Any]] = {
     },
     "diagnostics": {"assemblyLogRetention": 200},
     "compatibility": {"compactionPolicy": "auto", "reinjectAfterCompaction": True},
-    "skills": {"include": [], "exclude": []},
+    "skills": {"include": [], "exclude": [], "coreLinesPerSkill": 6},
     "validation": {
         "checks": [],
         "preconditions": [],
@@ -81,6 +81,7 @@ LIMITS: Final[dict[str, Limit]] = {
     "compatibility.reinjectAfterCompaction": Limit(bool),
     "skills.include": Limit(list),
     "skills.exclude": Limit(list),
+    "skills.coreLinesPerSkill": Limit(int, 0, 50),
     "validation.checks": Limit(list),
     "validation.preconditions": Limit(list),
     "validation.blockOnViolation": Limit(bool),

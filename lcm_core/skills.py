@@ -1,0 +1,243 @@
+"""Skills as assembly and users see them: overrides, enabled flags, the resident core, rule selection.
+
+Ingestion (files -> versions and rules) lives in `skill_ingest`; its entry points are
+re-exported here so callers need one import. Every reader applies `rule_overrides`
+on the way out, so an override changes what assembly shows without editing a file.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Final
+
+from lcm_core.config import Config
+from lcm_core.models import RULE_CATEGORIES, Rule, RuleOverride
+from lcm_core.ports import MemoryStore
+from lcm_core.query import can_narrow
+from lcm_core.rules_classify import scope_note
+from lcm_core.skill_ingest import (
+    MALFORMED_META_KEY,
+    IngestReport,
+    MalformedSkill,
+    discover_skill_files,
+    ingest_skills,
+    malformed_skills,
+    rule_id,
+    rule_key,
+)
+from lcm_core.text import glob_match, tokenize
+
+__all__ = [
+    "CURRENT_STATE_WARNING",
+    "MALFORMED_META_KEY",
+    "CoreLine",
+    "IngestReport",
+    "MalformedSkill",
+    "SelectedRule",
+    "apply_override",
+    "discover_skill_files",
+    "effective_rules",
+    "ingest_skills",
+    "malformed_skills",
+    "resident_core",
+    "rule_id",
+    "rule_key",
+    "select_rules",
+    "set_rule_override",
+    "set_skill_enabled",
+]
+
+CORE_LINE_CHARS: Final = 240
+CURRENT_STATE_WARNING: Final = (
+    "changing state: confirm against current data first; not a fixed check"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CoreLine:
+    """One line of the resident skill core: a skill's description or one workflow rule."""
+
+    skill_name: str
+    kind: str  # "description" or "workflow"
+    text: str
+    rule_id: str | None = None
+    source_path: str = ""
+    source_line: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SelectedRule:
+    """A rule chosen for the task, with why it matched and the notes assembly shows."""
+
+    rule: Rule
+    score: float
+    matched: tuple[str, ...] = ()
+    warning: str | None = None
+    scope_note: str = ""
+
+
+# --- enabling and overrides ------------------------------------------------------------
+
+
+def set_skill_enabled(store: MemoryStore, name: str, enabled: bool) -> bool:
+    """Enable or disable a skill; False when no such skill exists."""
+    skill = store.get_skill_file(name)
+    if skill is None:
+        return False
+    if skill.enabled != enabled:
+        store.put_skill_file(replace(skill, enabled=enabled, updated_at=""))
+    return True
+
+
+def set_rule_override(
+    store: MemoryStore,
+    rule_id_: str,
+    *,
+    category: str | None = None,
+    active: bool | None = None,
+    scope: dict[str, Any] | None = None,
+) -> RuleOverride:
+    """Merge a change into a rule's override; raises ValueError for an unknown category."""
+    if category is not None and category not in RULE_CATEGORIES:
+        raise ValueError(
+            f"unknown rule category {category!r}; use one of {', '.join(RULE_CATEGORIES)}"
+        )
+    old = next((o for o in store.list_rule_overrides() if o.rule_id == rule_id_), None)
+    merged = RuleOverride(
+        rule_id=rule_id_,
+        category=category if category is not None else (old.category if old else None),
+        active=active if active is not None else (old.active if old else None),
+        scope=scope if scope is not None else (old.scope if old else None),
+    )
+    store.put_rule_override(merged)
+    return merged
+
+
+def apply_override(rule: Rule, override: RuleOverride | None) -> Rule:
+    """The rule as the user wants it: overridden fields replace the parsed ones."""
+    if override is None:
+        return rule
+    category = override.category if override.category in RULE_CATEGORIES else rule.category
+    return replace(
+        rule,
+        category=category,
+        active=rule.active if override.active is None else override.active,
+        scope=rule.scope if override.scope is None else override.scope,
+    )
+
+
+def effective_rules(
+    store: MemoryStore, *, skill_name: str | None = None, include_inactive: bool = False
+) -> list[Rule]:
+    """Rules with overrides applied, from enabled skills only unless inactive ones are asked for."""
+    overrides = {o.rule_id: o for o in store.list_rule_overrides()}
+    enabled = {s.name for s in store.list_skill_files() if s.enabled}
+    rules = [
+        apply_override(r, overrides.get(r.id)) for r in store.list_rules(skill_name=skill_name)
+    ]
+    if include_inactive:
+        return rules
+    return [r for r in rules if r.active and r.skill_name in enabled]
+
+
+# --- what assembly reads ---------------------------------------------------------------
+
+
+def _clip(text: str, limit: int = CORE_LINE_CHARS) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def resident_core(store: MemoryStore, config: Config) -> list[CoreLine]:
+    """Description plus the first workflow rules of each enabled skill, skills by name."""
+    per_skill = int(config.get("skills.coreLinesPerSkill"))
+    by_skill: dict[str, list[Rule]] = {}
+    for rule in effective_rules(store):
+        if rule.category == "workflow":
+            by_skill.setdefault(rule.skill_name, []).append(rule)
+    lines: list[CoreLine] = []
+    for skill in store.list_skill_files():
+        if not skill.enabled:
+            continue
+        summary = skill.description or skill.when_to_use
+        if summary:
+            lines.append(
+                CoreLine(skill.name, "description", _clip(summary), None, skill.path, None)
+            )
+        for rule in by_skill.get(skill.name, [])[:per_skill]:
+            lines.append(
+                CoreLine(
+                    skill.name,
+                    "workflow",
+                    _clip(rule.text),
+                    rule.id,
+                    rule.source_path,
+                    rule.source_line,
+                )
+            )
+    return lines
+
+
+@functools.lru_cache(maxsize=4096)
+def _rule_terms(text: str) -> frozenset[str]:
+    return frozenset(tokenize(text))
+
+
+def _term_weight(term: str) -> float:
+    # A CJK bigram or a short word narrows less than a longer Latin word.
+    if term.isascii():
+        return 1.0 if len(term) >= 4 else 0.5
+    return 0.5
+
+
+def select_rules(
+    store: MemoryStore,
+    query_terms: Sequence[str],
+    limit: int = 12,
+    *,
+    paths: Sequence[str] = (),
+    config: Config | None = None,
+    min_score: float = 1.0,
+) -> list[SelectedRule]:
+    """Rules whose text shares terms with the task (or whose path globs match a task path).
+
+    Workflow lines already shown in the resident core are left out when `config` is given,
+    so one rule is never injected twice. Best first; ties by skill, line, then key.
+    """
+    terms = [t.casefold() for t in dict.fromkeys(query_terms) if can_narrow(t)]
+    core_ids = (
+        {line.rule_id for line in resident_core(store, config)} if config is not None else set()
+    )
+    picked: list[SelectedRule] = []
+    for rule in effective_rules(store):
+        if rule.id in core_ids:
+            continue
+        words = _rule_terms(rule.text.casefold())
+        matched = [
+            t
+            for t in terms
+            if t in words or (len(t) >= 3 and " " in t and t in rule.text.casefold())
+        ]
+        score = sum(_term_weight(t) for t in matched)
+        globs = rule.scope.get("paths") or []
+        path_hits = [
+            p for p in paths if any(isinstance(g, str) and glob_match(g, p) for g in globs)
+        ]
+        score += 2.0 * len(path_hits)
+        if score < min_score:
+            continue
+        picked.append(
+            SelectedRule(
+                rule=rule,
+                score=round(score, 6),
+                matched=tuple(matched + path_hits),
+                warning=CURRENT_STATE_WARNING if rule.category == "current_state" else None,
+                scope_note=scope_note(rule.scope),
+            )
+        )
+    picked.sort(
+        key=lambda s: (-s.score, s.rule.skill_name, s.rule.source_line or 0, s.rule.rule_key)
+    )
+    return picked[: max(0, limit)]
