@@ -1,0 +1,275 @@
+"""The `memory` command a host exposes: status, explain, inspect, search, export, purge.
+
+Text is rendered here from data the core returns; nothing here re-derives memory.
+Every answer is one `CommandResult`; bad input gets a one-line usage message.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from lcm_core.assembly_log import explain
+from lcm_core.assembly_log import explain_text as render_explain
+from lcm_core.config import budget_tokens
+from lcm_core.models import TABLES
+from lcm_core.query import query_signals, search_terms
+from lcm_core.retrieval import inspect_item, rank_items
+
+if TYPE_CHECKING:
+    from lcm_adapter.runtime import MemoryRuntime
+
+USAGE: Final = (
+    "usage: memory status | explain | inspect <item-id> | search <words> | "
+    "export [FILE] | purge [--yes]"
+)
+SEARCH_LIMIT: Final = 10
+
+
+@dataclass(frozen=True, slots=True)
+class CommandResult:
+    """What a command printed, and whether it succeeded."""
+
+    ok: bool
+    text: str
+
+
+def split_input(raw: str) -> list[str]:
+    """Split a command line the way a shell would; unbalanced quotes fall back to spaces."""
+    try:
+        return shlex.split(raw)
+    except ValueError:
+        return raw.split()
+
+
+def run_command(runtime: MemoryRuntime, session_id: str, argv: list[str]) -> CommandResult:
+    """Dispatch one `memory ...` command line (the leading `memory` is optional)."""
+    if argv and argv[0] in ("memory", "/memory"):
+        argv = argv[1:]
+    if not argv:
+        argv = ["status"]
+    name, args = argv[0].lower(), argv[1:]
+    handler = _HANDLERS.get(name)
+    if handler is None:
+        return CommandResult(False, f"memory: unknown command {name!r}\n{USAGE}")
+    return handler(runtime, session_id, args)
+
+
+def _status(runtime: MemoryRuntime, session_id: str, args: list[str]) -> CommandResult:
+    if args:
+        return CommandResult(False, "memory: status takes no arguments")
+    return CommandResult(True, status_text(runtime, session_id))
+
+
+def _explain(runtime: MemoryRuntime, session_id: str, args: list[str]) -> CommandResult:
+    if args:
+        return CommandResult(False, "memory: explain takes no arguments")
+    return CommandResult(True, explain_text(runtime, session_id))
+
+
+def _inspect(runtime: MemoryRuntime, session_id: str, args: list[str]) -> CommandResult:
+    if len(args) != 1:
+        return CommandResult(False, "memory: inspect takes one item id (see memory search)")
+    text = inspect_text(runtime, args[0])
+    if text is None:
+        return CommandResult(False, f"memory: no memory item {args[0]!r}")
+    return CommandResult(True, text)
+
+
+def _search(runtime: MemoryRuntime, session_id: str, args: list[str]) -> CommandResult:
+    query = " ".join(args).strip()
+    if not query:
+        return CommandResult(False, "memory: search needs some words")
+    return CommandResult(True, search_text(runtime, session_id, query, SEARCH_LIMIT))
+
+
+def _export(runtime: MemoryRuntime, session_id: str, args: list[str]) -> CommandResult:
+    if len(args) > 1:
+        return CommandResult(False, "memory: export takes at most one file name")
+    target = Path(args[0]).expanduser() if args else default_export_path(runtime, session_id)
+    counts = export_session(runtime, session_id, target)
+    total = sum(counts.values())
+    detail = ", ".join(f"{table}={n}" for table, n in counts.items() if n)
+    return CommandResult(
+        True, f"exported {total} rows to {target}" + (f" ({detail})" if detail else "")
+    )
+
+
+def _purge(runtime: MemoryRuntime, session_id: str, args: list[str]) -> CommandResult:
+    unknown = [a for a in args if a != "--yes"]
+    if unknown:
+        return CommandResult(False, f"memory: purge takes only --yes (got {unknown[0]!r})")
+    counts = runtime.store.stats(session_id)
+    if "--yes" not in args:
+        return CommandResult(
+            True,
+            f"purge would delete session {session_id}: {counts.get('events', 0)} events, "
+            f"{counts.get('memory_items', 0)} memory items and all rows derived from them; "
+            "run `memory purge --yes` to do it",
+        )
+    deleted = runtime.store.purge_session(session_id)
+    return CommandResult(True, f"purged {sum(deleted.values())} rows of session {session_id}")
+
+
+def default_export_path(runtime: MemoryRuntime, session_id: str) -> Path:
+    """`exports/<session>.jsonl` beside the database (or the working folder in memory)."""
+    from lcm_core.registry import parse_store_url
+
+    location = parse_store_url(runtime.store.url).location
+    base = Path.cwd() if location == ":memory:" else Path(location).parent
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in session_id)[:120]
+    return base / "exports" / f"{safe or 'session'}.jsonl"
+
+
+def export_session(runtime: MemoryRuntime, session_id: str, target: Path) -> dict[str, int]:
+    """Write every row of the session as JSON lines `{"table", "row"}`; counts per table."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    counts: dict[str, int] = {}
+    tmp = target.with_name(target.name + ".part")
+    with tmp.open("w", encoding="utf-8") as out:
+        for table in TABLES:
+            if table == "meta":
+                continue
+            n = 0
+            for row in runtime.store.export_rows(table, session_id=session_id):
+                out.write(
+                    json.dumps(
+                        {"table": table, "row": row},
+                        ensure_ascii=False,
+                        sort_keys=True,
+                        default=str,
+                    )
+                )
+                out.write("\n")
+                n += 1
+            counts[table] = n
+    tmp.replace(target)
+    return counts
+
+
+Handler = Callable[["MemoryRuntime", str, list[str]], CommandResult]
+_HANDLERS: Final[dict[str, Handler]] = {
+    "status": _status,
+    "explain": _explain,
+    "inspect": _inspect,
+    "search": _search,
+    "export": _export,
+    "purge": _purge,
+}
+
+
+def names() -> Sequence[str]:
+    """The subcommands, for help text."""
+    return tuple(_HANDLERS)
+
+
+def render_pairs(pairs: Sequence[tuple[str, Any]]) -> str:
+    """Aligned `key  value` lines."""
+    width = max((len(k) for k, _ in pairs), default=0)
+    return "\n".join(f"{k.ljust(width)}  {v}" for k, v in pairs)
+
+
+# --- text of each answer ------------------------------------------------------------
+# Data comes from the core; only the layout is decided here.
+
+
+def status_text(runtime: MemoryRuntime, session_id: str) -> str:
+    """Counts, cursors, budget, the latest assembly and this process's error counters."""
+    store = runtime.store
+    counts = store.stats(session_id)
+    checkpoint = store.get_checkpoint(session_id)
+    latest = explain(store, session_id)
+    stats = runtime.stats
+    pairs: list[tuple[str, Any]] = [
+        ("session", session_id),
+        ("database", store.url),
+        ("events", counts.get("events", 0)),
+        ("memory items", counts.get("memory_items", 0)),
+        ("rules", counts.get("rules", 0)),
+        (
+            "cursors",
+            f"event {checkpoint.last_event_seq}, extract {checkpoint.last_extract_seq}, "
+            f"assembly {checkpoint.last_assembly_seq}",
+        ),
+        ("budget", f"{budget_tokens(runtime.config)} tokens"),
+        (
+            "latest assembly",
+            "none"
+            if latest is None
+            else f"turn {latest.turn} step {latest.step}, "
+            f"{'injected' if latest.injected else 'not injected'}, "
+            f"{latest.used_tokens} tokens"
+            + (f", error: {latest.errors[0]}" if latest.errors else ""),
+        ),
+        (
+            "this process",
+            f"{stats.events} events, {stats.injected}/{stats.pre_steps} steps injected, "
+            f"{stats.denials} denials, {stats.host_skips} skips",
+        ),
+        (
+            "errors",
+            f"capture {stats.capture_errors}, extraction {stats.extraction_errors}, "
+            f"validation {stats.validation_errors}, pre-step {stats.pre_step_errors}, "
+            f"pre-tool {stats.pre_tool_errors}, command {stats.command_errors}",
+        ),
+    ]
+    if stats.last_error:
+        pairs.append(("last error", stats.last_error))
+    if stats.last_skip:
+        pairs.append(("last skip", stats.last_skip))
+    pairs.extend(("config warning", w) for w in runtime.config.warnings)
+    return "long-conversation-memory status\n" + render_pairs(pairs)
+
+
+def explain_text(runtime: MemoryRuntime, session_id: str) -> str:
+    """The latest logged assembly of the session, as it was recorded."""
+    log = explain(runtime.store, session_id)
+    if log is None:
+        return f"no assembly has been logged for session {session_id} yet"
+    return render_explain(log)
+
+
+def inspect_text(runtime: MemoryRuntime, item_id: str) -> str | None:
+    """One item with its sources, links and lifecycle; None for an unknown id."""
+    found = inspect_item(runtime.store, item_id)
+    if found is None:
+        return None
+    item = found.item
+    lines = [
+        f"{item.id}  [{item.kind}, {item.evidence_type}, {item.status}]",
+        f"  {item.content}",
+    ]
+    if item.conditions:
+        lines.append("  conditions: " + "; ".join(item.conditions))
+    for source in found.sources:
+        lines.append(f"  source {source.ref}: {source.text[:200]}")
+    if found.superseded_by is not None:
+        lines.append(f"  superseded by {found.superseded_by.id}: {found.superseded_by.content}")
+    lines.extend(f"  supersedes {old.id}: {old.content}" for old in found.supersedes)
+    lines.extend(f"  {row.at} {row.event} by {row.actor}" for row in found.lifecycle)
+    return "\n".join(lines)
+
+
+def search_text(runtime: MemoryRuntime, session_id: str, query: str, limit: int) -> str:
+    """Ranked memory items for the words, then matching raw events."""
+    store = runtime.store
+    signals = query_signals(query)
+    ranking = rank_items(store, session_id, signals, runtime.config)
+    lines = [f"memory items for {query!r}:"]
+    lines.extend(
+        f"  {r.score:.3f}  {r.item.id}  [{r.item.kind}] {r.item.content[:160]}"
+        for r in ranking.selected[:limit]
+    )
+    if not ranking.selected:
+        lines.append("  (none)")
+    terms = search_terms(signals)
+    hits = store.search_events(session_id, terms, limit=limit) if terms else []
+    lines.append("events:")
+    lines.extend(f"  seq:{h.event.seq}  {h.event.type}  {h.event.text[:160]}" for h in hits)
+    if not hits:
+        lines.append("  (none)")
+    return "\n".join(lines)

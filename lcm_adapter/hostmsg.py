@@ -1,0 +1,86 @@
+"""Turn what a host says about a step into the core's `StepMessage` list.
+
+A DSH pre-step hands over only the messages it is about to add (the claimed inbox), so
+the plugin also sends the seqs of the messages already on screen; their text comes from
+our own events table, which keeps the request small however long the session is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from lcm_core.models import Event
+from lcm_core.ports import MemoryStore
+from lcm_core.step import StepMessage
+
+# Surface event types whose text the model reads.
+_MESSAGE_TYPES: Final = frozenset(
+    {"user/message", "assistant/message", "tool/result", "system/message"}
+)
+MAX_VISIBLE: Final = 20_000
+
+
+def host_message(raw: Any) -> StepMessage | None:
+    """A DSH message object (`{role, content: [...], source}`) as a `StepMessage`."""
+    if not isinstance(raw, Mapping):
+        return None
+    role = raw.get("role")
+    if not isinstance(role, str):
+        return None
+    source = raw.get("source")
+    kind = source.get("kind") if isinstance(source, Mapping) else None
+    texts: list[str] = []
+    tool_result = False
+    content = raw.get("content")
+    if isinstance(content, str):
+        texts.append(content)
+    elif isinstance(content, Sequence):
+        for block in content:
+            if not isinstance(block, Mapping):
+                continue
+            if block.get("type") == "tool-result":
+                tool_result = True
+            text = block.get("text")
+            if isinstance(text, str):
+                texts.append(text)
+    return StepMessage(
+        role=role,
+        text="\n".join(texts),
+        source_kind=kind if isinstance(kind, str) else None,
+        is_tool_result=tool_result,
+    )
+
+
+def event_message(event: Event) -> StepMessage:
+    """A stored surface event as the message the model saw."""
+    return StepMessage(
+        role=event.role or ("assistant" if event.type == "assistant/message" else "user"),
+        text=event.text,
+        source_kind=event.source_kind,
+        is_tool_result=event.type == "tool/result",
+    )
+
+
+def step_messages(
+    store: MemoryStore,
+    session_id: str,
+    messages: Sequence[Any],
+    visible_seqs: Sequence[int] | None,
+) -> list[StepMessage]:
+    """What the model sees in this step: the visible surface, then the new messages.
+
+    Without a surface from the host only the new messages count; assembly then falls
+    back to the newest stored user message for the task text.
+    """
+    out: list[StepMessage] = []
+    if visible_seqs:
+        seqs = [s for s in visible_seqs if isinstance(s, int) and not isinstance(s, bool)]
+        for event in store.get_events(session_id, seqs[-MAX_VISIBLE:]):
+            if event.type in _MESSAGE_TYPES:
+                out.append(event_message(event))
+    for raw in messages or ():
+        converted = host_message(raw)
+        if converted is not None:
+            out.append(converted)
+    return out

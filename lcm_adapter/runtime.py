@@ -1,0 +1,301 @@
+"""`MemoryRuntime`: the one object a host talks to (capture, pre-step, pre-tool, commands).
+
+Every host-facing method is total: it returns a value and never raises, because memory
+must never break the host. Problems are counted in `RuntimeStats` and shown by
+`memory status`. The core modules that other people own are reached through the small
+`_call_*` functions at the bottom of this file, so wiring a new core API is a one-line
+change there.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from lcm_adapter import hostmsg
+from lcm_adapter.commands import CommandResult, run_command
+from lcm_adapter.paths import resolve_db_url
+from lcm_core.assembly import AssemblyResult
+from lcm_core.assembly_log import assemble_and_log
+from lcm_core.capture import CaptureReport, capture_batch, capture_event
+from lcm_core.config import Config, load_config
+from lcm_core.models import AssemblyLog
+from lcm_core.ports import MemoryStore
+from lcm_core.registry import open_store
+from lcm_core.step import StepMessage
+
+SOURCE_KIND: Final = "long-conversation-memory"
+SOURCE_FORM: Final = "snapshot"
+# A fixed namespace so the id of the memory message depends only on its inputs.
+_MESSAGE_NAMESPACE: Final = uuid.UUID("6f1c2a4e-3b5d-4e8f-9a7b-1c2d3e4f5a6b")
+MAX_ERROR_CHARS: Final = 300
+ALLOW: Final[dict[str, str]] = {"kind": "allow"}
+
+
+@dataclass(slots=True)
+class RuntimeStats:
+    """Counters of what this runtime did and what went wrong, since it was opened."""
+
+    events: int = 0
+    inserted: int = 0
+    capture_errors: int = 0
+    extraction_errors: int = 0
+    validation_errors: int = 0
+    pre_steps: int = 0
+    injected: int = 0
+    pre_step_errors: int = 0
+    host_skips: int = 0
+    pre_tool_errors: int = 0
+    denials: int = 0
+    command_errors: int = 0
+    last_error: str | None = None
+    last_skip: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__slots__}  # type: ignore[attr-defined]
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= MAX_ERROR_CHARS else text[: MAX_ERROR_CHARS - 1] + "…"
+
+
+@dataclass(slots=True)
+class MemoryRuntime:
+    """Capture, extraction, assembly, preconditions and commands over one store."""
+
+    store: MemoryStore
+    config: Config
+    stats: RuntimeStats = field(default_factory=RuntimeStats)
+    closed: bool = False
+
+    @classmethod
+    def open(
+        cls, db_url: str | None = None, config: Config | Mapping[str, Any] | None = None
+    ) -> MemoryRuntime:
+        """Open the store a URL names (default: the SQLite file under `$DSH_HOME`).
+
+        Raises `StoreError` with a one-line message when the database cannot be opened;
+        that is the only method that may raise, since without a store there is nothing
+        to run.
+        """
+        checked = config if isinstance(config, Config) else load_config(config)
+        store = open_store(resolve_db_url(db_url))
+        return cls(store=store, config=checked)
+
+    # --- capture ---------------------------------------------------------------
+    def on_event(self, session_id: str, event: Any) -> CaptureReport:
+        """Capture one live host event, then extract and validate what it made new."""
+        report = capture_event(self.store, session_id, event, self.config)
+        self._after_capture(session_id, report, _event_type(event))
+        return report
+
+    def on_events(self, session_id: str, events: Sequence[Any]) -> CaptureReport:
+        """Capture a replayed batch (idempotent), then extract and validate once."""
+        report = capture_batch(self.store, session_id, events, self.config)
+        types = {_event_type(event) for event in events}
+        kind = "user/message" if "user/message" in types else None
+        self._after_capture(session_id, report, kind, validate="assistant/message" in types)
+        return report
+
+    def _after_capture(
+        self,
+        session_id: str,
+        report: CaptureReport,
+        event_type: str | None,
+        *,
+        validate: bool | None = None,
+    ) -> None:
+        self.stats.events += report.received
+        self.stats.inserted += report.inserted
+        if report.errors:
+            self.stats.capture_errors += len(report.errors)
+            self._note_error(f"capture: {report.errors[0].reason}")
+        if report.inserted == 0:
+            return  # a duplicate delivery: nothing new to derive
+        # Extraction is cursor based, so running it only after a user message is enough;
+        # the cursor makes the next run pick up anything an earlier failure left behind.
+        if event_type == "user/message":
+            try:
+                _call_extraction(self.store, session_id, self.config)
+            except Exception as exc:
+                self.stats.extraction_errors += 1
+                self._note_error(f"extraction: {exc!r}")
+        if validate if validate is not None else event_type == "assistant/message":
+            try:
+                _call_validation(self.store, session_id, self.config)
+            except Exception as exc:
+                self.stats.validation_errors += 1
+                self._note_error(f"validation: {exc!r}")
+
+    # --- pre-step --------------------------------------------------------------
+    def pre_step(
+        self,
+        session_id: str,
+        messages: Sequence[Any],
+        turn: int | None,
+        step: int | None,
+        token_meter: Any = None,
+        *,
+        visible_seqs: Sequence[int] | None = None,
+    ) -> dict[str, Any] | None:
+        """The memory message to append to this step, or None; the attempt is logged."""
+        self.stats.pre_steps += 1
+        try:
+            step_messages = hostmsg.step_messages(self.store, session_id, messages, visible_seqs)
+            result = _call_assembly(
+                self.store, session_id, step_messages, turn, step, self.config, token_meter
+            )
+        except Exception as exc:
+            self.stats.pre_step_errors += 1
+            self._note_error(f"pre-step: {exc!r}")
+            self._log_failure(session_id, turn, step, f"assembly failed: {exc!r}")
+            return None
+        if result.errors:
+            self.stats.pre_step_errors += 1
+            self._note_error(f"pre-step: {result.errors[0]}")
+        if not result.injected or not result.text:
+            return None
+        message = {
+            "id": str(
+                uuid.uuid5(_MESSAGE_NAMESPACE, f"{session_id}\n{turn}\n{step}\n{result.text}")
+            ),
+            "role": "user",
+            "content": [{"type": "text", "text": result.text}],
+            "source": {
+                "kind": SOURCE_KIND,
+                "form": SOURCE_FORM,
+                "sections": [_section_ref(section) for section in result.sections],
+            },
+        }
+        self.stats.injected += 1
+        return message
+
+    def record_skip(self, session_id: str, turn: int | None, step: int | None, reason: str) -> None:
+        """Log that the host went on without memory (deadline passed, sidecar down)."""
+        self.stats.host_skips += 1
+        self.stats.last_skip = _short(f"turn {turn} step {step}: {reason}")
+        self._log_failure(session_id, turn, step, reason, trigger="host-skip")
+
+    def _log_failure(
+        self,
+        session_id: str,
+        turn: int | None,
+        step: int | None,
+        reason: str,
+        *,
+        trigger: str = "pre-step",
+    ) -> None:
+        try:
+            log = AssemblyLog(
+                session_id=session_id,
+                trigger=trigger,
+                budget_tokens=0,
+                used_tokens=0,
+                injected=False,
+                turn=turn,
+                step=step,
+                errors=(_short(reason),),
+            )
+            retention = int(self.config.get("diagnostics.assemblyLogRetention"))
+            self.store.add_assembly_log(log, retention=retention)
+        except Exception as exc:  # the log is advisory; a failing store is already counted
+            self._note_error(f"assembly log: {exc!r}")
+
+    # --- pre-tool --------------------------------------------------------------
+    def pre_tool(self, session_id: str, tool: str, args: Any) -> dict[str, str]:
+        """`{"kind": "allow"}`, or `{"kind": "deny", "reason": ...}` from a precondition."""
+        try:
+            reason = _call_preconditions(self.store, session_id, tool, args, self.config)
+        except Exception as exc:
+            self.stats.pre_tool_errors += 1
+            self._note_error(f"pre-tool: {exc!r}")
+            return dict(ALLOW)  # a broken check must not stop the user's tools
+        if reason is None:
+            return dict(ALLOW)
+        self.stats.denials += 1
+        return {"kind": "deny", "reason": reason}
+
+    # --- commands --------------------------------------------------------------
+    def command(self, session_id: str, argv: Sequence[str]) -> str:
+        """The text of `memory status|explain|inspect|search|export|purge`."""
+        return self.command_result(session_id, argv).text
+
+    def command_result(self, session_id: str, argv: Sequence[str]) -> CommandResult:
+        """Like `command`, with whether it succeeded (the host shows errors differently)."""
+        try:
+            return run_command(self, session_id, list(argv))
+        except Exception as exc:
+            self.stats.command_errors += 1
+            self._note_error(f"command: {exc!r}")
+            return CommandResult(False, f"memory: command failed: {_short(str(exc) or repr(exc))}")
+
+    # --- lifetime ----------------------------------------------------------------
+    def close(self) -> None:
+        """Close the store; later calls are harmless."""
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            self.store.close()
+        except Exception as exc:
+            self._note_error(f"close: {exc!r}")
+
+    def _note_error(self, text: str) -> None:
+        self.stats.last_error = _short(text)
+
+
+def _section_ref(section: Mapping[str, Any]) -> dict[str, Any]:
+    """A section of the block as the host records it: its name, title and sources."""
+    return {
+        "name": str(section.get("name", "")),
+        "text": str(section.get("title", "")),
+        "refs": [str(ref) for ref in section.get("refs", ())],
+    }
+
+
+def _event_type(event: Any) -> str | None:
+    if isinstance(event, Mapping):
+        value = event.get("type")
+        return value if isinstance(value, str) else None
+    return None
+
+
+# --- the core features other modules provide -------------------------------------------
+# Modules that have not landed yet are optional imports; each becomes a plain import
+# (and its `_call_*` body one line) once it exists.
+
+try:
+    from lcm_core.extraction import run_extraction as _run_extraction
+except ImportError:  # pragma: no cover - until extraction lands
+    _run_extraction = None
+
+
+def _call_extraction(store: MemoryStore, session_id: str, config: Config) -> None:
+    if _run_extraction is not None:
+        _run_extraction(store, session_id, config)
+
+
+def _call_validation(store: MemoryStore, session_id: str, config: Config) -> None:
+    return None
+
+
+def _call_assembly(
+    store: MemoryStore,
+    session_id: str,
+    messages: Sequence[StepMessage],
+    turn: int | None,
+    step: int | None,
+    config: Config,
+    token_meter: Any,
+) -> AssemblyResult:
+    return assemble_and_log(
+        store, session_id, messages, config, turn=turn, step=step, token_meter=token_meter
+    )
+
+
+def _call_preconditions(
+    store: MemoryStore, session_id: str, tool: str, args: Any, config: Config
+) -> str | None:
+    return None
