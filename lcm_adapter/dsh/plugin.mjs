@@ -1,0 +1,351 @@
+// long-conversation-memory: a DeepSeek Harness plugin that forwards to a Python sidecar.
+//
+// Written for this project; it imports only Node built-ins, because a loose plugin file
+// cannot import @deepseek-ai/* packages. All memory logic lives in the sidecar
+// (`python -m lcm_adapter.sidecar`, the same thing as `lcm serve`), reached over
+// newline-delimited JSON-RPC on its stdio. The rules this file keeps:
+//
+// - The host never waits on capture: session events are notifications, written in order.
+// - Pre-step and pre-tool wait at most `deadlineMs`; after that the step goes on without
+//   memory and the reason is recorded (here, and in the sidecar's assembly log).
+// - A dead sidecar is restarted at most once per turn, then the session's events are
+//   replayed to it (capture is idempotent), so memory comes back complete.
+// - Nothing here throws into the host; the sidecar is killed when the plugin unloads.
+
+import { spawn } from 'node:child_process'
+import { createInterface } from 'node:readline'
+
+export const name = 'long-conversation-memory'
+
+const SOURCE_KIND = 'long-conversation-memory'
+const DEFAULT_DEADLINE_MS = 1500
+const MIN_DEADLINE_MS = 50
+const MAX_DEADLINE_MS = 60000
+const DEFAULT_COMMAND_TIMEOUT_MS = 15000
+const STDERR_TAIL = 40
+const MAX_PENDING_SKIPS = 100
+
+function clampDeadline(value) {
+  const n = Number(value)
+  if (!Number.isFinite(n)) return DEFAULT_DEADLINE_MS
+  return Math.min(MAX_DEADLINE_MS, Math.max(MIN_DEADLINE_MS, Math.round(n)))
+}
+
+function sessionIdOf(agent) {
+  const id = agent?.session?.id ?? agent?.id
+  return typeof id === 'string' && id ? id : undefined
+}
+
+// The seqs of the messages the model will see, so the sidecar can read their text from
+// its own copy instead of receiving the whole surface on every step.
+function visibleSeqs(agent) {
+  try {
+    const nodes = agent?.session?.surface?.nodes
+    if (nodes && typeof nodes.length === 'number') {
+      return Array.from(nodes).filter((n) => Number.isSafeInteger(n))
+    }
+  } catch {
+    // an older host without a surface projection: the sidecar falls back on its own data
+  }
+  return undefined
+}
+
+function sessionEvents(agent) {
+  try {
+    const events = agent?.session?.events
+    return events && typeof events.length === 'number' ? Array.from(events) : []
+  } catch {
+    return []
+  }
+}
+
+/** One sidecar process and its pending requests; every method is total. */
+class Sidecar {
+  constructor(spec) {
+    this.spec = spec
+    this.child = undefined
+    this.nextId = 1
+    this.pending = new Map()
+    this.stderrTail = []
+    this.exits = 0
+    this.lastExit = undefined
+    this.dropped = 0
+    this.stopped = false
+  }
+
+  alive() {
+    return this.child !== undefined && !this.stopped
+  }
+
+  start() {
+    if (this.stopped) return false
+    let child
+    try {
+      child = spawn(this.spec.command, this.spec.args, {
+        stdio: ['pipe', 'pipe', 'pipe'],
+        env: { ...process.env, ...this.spec.env },
+        windowsHide: true,
+      })
+    } catch (error) {
+      this.lastExit = `spawn failed: ${error?.message ?? error}`
+      return false
+    }
+    this.child = child
+    child.on('error', (error) => {
+      this.lastExit = `sidecar error: ${error?.message ?? error}`
+      this.onGone(child)
+    })
+    child.on('exit', (code, signal) => {
+      this.lastExit = signal ? `sidecar killed by ${signal}` : `sidecar exited with code ${code}`
+      this.onGone(child)
+    })
+    child.stdin.on('error', () => {}) // EPIPE after an exit is reported by 'exit'
+    createInterface({ input: child.stdout }).on('line', (line) => this.onLine(line))
+    createInterface({ input: child.stderr }).on('line', (line) => {
+      this.stderrTail.push(line)
+      if (this.stderrTail.length > STDERR_TAIL) this.stderrTail.shift()
+    })
+    this.write({ jsonrpc: '2.0', id: this.nextId++, method: 'initialize', params: { settings: this.spec.settings } })
+    return true
+  }
+
+  onGone(child) {
+    if (this.child !== child) return
+    this.child = undefined
+    this.exits += 1
+    for (const [id, entry] of this.pending) {
+      this.pending.delete(id)
+      entry.settle({ ok: false, reason: this.lastExit ?? 'sidecar exited' })
+    }
+  }
+
+  onLine(line) {
+    let message
+    try {
+      message = JSON.parse(line)
+    } catch {
+      return
+    }
+    const entry = this.pending.get(message?.id)
+    if (!entry) return // an initialize answer, or an answer that came after its deadline
+    this.pending.delete(message.id)
+    if (message.error) entry.settle({ ok: false, reason: `sidecar error: ${message.error.message}` })
+    else entry.settle({ ok: true, result: message.result })
+  }
+
+  write(message) {
+    if (!this.alive()) return false
+    let line
+    try {
+      line = JSON.stringify(message) + '\n'
+    } catch (error) {
+      return false
+    }
+    try {
+      this.child.stdin.write(line)
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  notify(method, params) {
+    if (!this.write({ jsonrpc: '2.0', method, params })) this.dropped += 1
+  }
+
+  // Resolves {ok, result} or {ok: false, reason}; never rejects, never outlives `timeoutMs`.
+  request(method, params, timeoutMs, signal) {
+    return new Promise((resolve) => {
+      if (!this.alive()) return resolve({ ok: false, reason: this.lastExit ?? 'sidecar not running' })
+      const id = this.nextId++
+      let done = false
+      const onAbort = () => entry.settle({ ok: false, reason: 'step aborted' })
+      const timer = setTimeout(
+        () => entry.settle({ ok: false, reason: `no answer within ${timeoutMs} ms` }),
+        timeoutMs,
+      )
+      const entry = {
+        settle: (outcome) => {
+          if (done) return
+          done = true
+          clearTimeout(timer)
+          signal?.removeEventListener?.('abort', onAbort)
+          this.pending.delete(id)
+          resolve(outcome)
+        },
+      }
+      this.pending.set(id, entry)
+      signal?.addEventListener?.('abort', onAbort, { once: true })
+      if (!this.write({ jsonrpc: '2.0', id, method, params })) {
+        entry.settle({ ok: false, reason: 'could not write to the sidecar' })
+      }
+    })
+  }
+
+  stop() {
+    this.stopped = true
+    const child = this.child
+    this.child = undefined
+    for (const [id, entry] of this.pending) {
+      this.pending.delete(id)
+      entry.settle({ ok: false, reason: 'plugin unloaded' })
+    }
+    if (!child) return
+    try {
+      child.stdin.end()
+    } catch {}
+    try {
+      child.kill('SIGTERM')
+    } catch {}
+    // A sidecar stuck in a long write still goes away.
+    const timer = setTimeout(() => {
+      try {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+      } catch {}
+    }, 2000)
+    timer.unref?.()
+  }
+}
+
+export function apply(ctx, config = {}) {
+  const settings = config.settings && typeof config.settings === 'object' ? config.settings : {}
+  const deadlineMs = clampDeadline(config.deadlineMs ?? settings?.host?.preStepDeadlineMs)
+  const commandTimeoutMs = Math.max(deadlineMs, Number(config.commandTimeoutMs) || DEFAULT_COMMAND_TIMEOUT_MS)
+  const args = ['-m', 'lcm_adapter.sidecar']
+  if (typeof config.db === 'string' && config.db) args.push('--db', config.db)
+  const sidecar = new Sidecar({
+    command: typeof config.python === 'string' && config.python ? config.python : 'python3',
+    args,
+    env: config.env && typeof config.env === 'object' ? config.env : {},
+    settings,
+  })
+  const state = { restarts: 0, restartedFor: new Set(), skips: 0, lastSkip: undefined, unsent: [] }
+
+  // The step went on without memory: say why, in the sidecar's log when it can hear us.
+  const recordSkip = (sessionId, turn, step, reason) => {
+    state.skips += 1
+    state.lastSkip = `turn ${turn} step ${step}: ${reason}`
+    const params = { sessionId, turn, step, reason }
+    if (sidecar.alive()) sidecar.notify('skip', params)
+    else if (state.unsent.length < MAX_PENDING_SKIPS) state.unsent.push(params)
+  }
+
+  // Restart a dead sidecar at most once per turn, and give it the session so far.
+  const ensureRunning = (agent, sessionId, turn) => {
+    if (sidecar.alive() || sidecar.stopped) return sidecar.alive()
+    const key = `${sessionId}\u0000${turn}`
+    if (state.restartedFor.has(key)) return false
+    state.restartedFor.add(key)
+    if (!sidecar.start()) return false
+    state.restarts += 1
+    const events = sessionEvents(agent)
+    if (events.length) sidecar.notify('events', { sessionId, events })
+    for (const params of state.unsent.splice(0)) sidecar.notify('skip', params)
+    return true
+  }
+
+  ctx.effect(() => {
+    sidecar.start()
+    return () => sidecar.stop()
+  })
+
+  ctx.on('session/event', (session, event) => {
+    const sessionId = session?.id
+    if (typeof sessionId === 'string' && sessionId) sidecar.notify('event', { sessionId, event })
+  })
+
+  ctx.on('agent/pre-step', async (payload, next) => {
+    const decision = await next()
+    try {
+      const { agent, turn, step, signal } = payload
+      if (decision?.kind === 'reject' || signal?.aborted) return decision
+      const sessionId = sessionIdOf(agent)
+      if (!sessionId) return decision
+      if (!ensureRunning(agent, sessionId, turn)) {
+        recordSkip(sessionId, turn, step, `sidecar not running (${sidecar.lastExit ?? 'no process'})`)
+        return decision
+      }
+      const answer = await sidecar.request(
+        'preStep',
+        { sessionId, messages: decision.messages, turn, step, visibleSeqs: visibleSeqs(agent) },
+        deadlineMs,
+        signal,
+      )
+      if (!answer.ok) {
+        recordSkip(sessionId, turn, step, answer.reason)
+        return decision
+      }
+      const message = answer.result?.message
+      if (!message || signal?.aborted) return decision
+      if (message?.source?.kind !== SOURCE_KIND) return decision
+      return { ...decision, messages: [...decision.messages, message] }
+    } catch (error) {
+      state.lastSkip = `pre-step failed: ${error?.message ?? error}`
+      return decision
+    }
+  })
+
+  ctx.on('tools/pre-execute', async (exec, next) => {
+    const decision = await next()
+    try {
+      if (decision?.kind !== 'allow') return decision
+      const sessionId = sessionIdOf(exec?.agent)
+      if (!sessionId || !sidecar.alive()) return decision
+      const answer = await sidecar.request(
+        'preTool',
+        { sessionId, tool: exec.name, args: exec.arguments ?? null },
+        deadlineMs,
+        exec.signal,
+      )
+      const verdict = answer.ok ? answer.result : undefined
+      if (verdict?.kind === 'deny' && typeof verdict.reason === 'string') {
+        return { kind: 'deny', reason: verdict.reason }
+      }
+      return decision
+    } catch {
+      return decision
+    }
+  })
+
+  const pluginNote = () => {
+    const parts = []
+    if (state.restarts) parts.push(`sidecar restarts ${state.restarts}`)
+    if (state.skips) parts.push(`steps without memory ${state.skips} (last: ${state.lastSkip})`)
+    if (sidecar.dropped) parts.push(`events not delivered ${sidecar.dropped}`)
+    return parts.length ? `\nplugin: ${parts.join('; ')}` : ''
+  }
+
+  // The command needs the optional commands service; the rest of the plugin does not.
+  try {
+    ctx.plugin({
+      name: 'long-conversation-memory-command',
+      inject: ['commands'],
+      apply(sub) {
+        sub.commands.register({
+          name: 'memory',
+          description: 'Long-conversation memory: status, explain, inspect, search, export, purge',
+          input: { hint: 'status | explain | inspect <id> | search <words> | export [file] | purge [--yes]' },
+          handler: async ({ agent, rawInput, signal }) => {
+            const sessionId = sessionIdOf(agent)
+            if (!sessionId) return { kind: 'error', text: 'memory: no session' }
+            if (!sidecar.alive() && !sidecar.stopped && sidecar.start()) state.restarts += 1
+            const answer = await sidecar.request(
+              'command',
+              { sessionId, input: typeof rawInput === 'string' ? rawInput : '' },
+              commandTimeoutMs,
+              signal,
+            )
+            if (!answer.ok) {
+              const tail = sidecar.stderrTail.slice(-3).join('\n')
+              return { kind: 'error', text: `memory: ${answer.reason}${tail ? `\n${tail}` : ''}${pluginNote()}` }
+            }
+            const text = `${answer.result?.text ?? ''}${pluginNote()}`
+            return answer.result?.ok ? { kind: 'success', text } : { kind: 'error', text }
+          },
+        })
+      },
+    })
+  } catch {
+    // a host without sub-plugins: memory works, only the command is missing
+  }
+}
