@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from lcm_adapter import cli_dsh
 from lcm_adapter.paths import resolve_db_url
 from lcm_core.errors import StoreError
 from lcm_core.registry import open_store, parse_store_url
@@ -94,6 +95,10 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
     _emit(as_json, data, render)
     if problems:
         sys.exit(EXIT_FAILURE)
+
+
+# The DSH commands (`serve`, `dsh install`, `ingest`) live in their own module.
+cli_dsh.register(cli)
 
 
 def main() -> None:
