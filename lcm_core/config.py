@@ -46,7 +46,7 @@ DEFAULTS: Final[dict[str, Any]] = {
     },
     "diagnostics": {"assemblyLogRetention": 200},
     "compatibility": {"compactionPolicy": "auto", "reinjectAfterCompaction": True},
-    "skills": {"include": [], "exclude": [], "coreLinesPerSkill": 6},
+    "skills": {"include": [], "exclude": [], "coreLinesPerSkill": 6, "ruleLimit": 8},
     "validation": {
         "checks": [],
         "preconditions": [],
@@ -82,6 +82,7 @@ LIMITS: Final[dict[str, Limit]] = {
     "skills.include": Limit(list),
     "skills.exclude": Limit(list),
     "skills.coreLinesPerSkill": Limit(int, 0, 50),
+    "skills.ruleLimit": Limit(int, 0, 100),
     "validation.checks": Limit(list),
     "validation.preconditions": Limit(list),
     "validation.blockOnViolation": Limit(bool),

@@ -15,8 +15,8 @@ from typing import Any, Final
 from lcm_core.config import Config
 from lcm_core.models import RULE_CATEGORIES, Rule, RuleOverride
 from lcm_core.ports import MemoryStore
-from lcm_core.query import can_narrow
-from lcm_core.rules_classify import scope_note
+from lcm_core.query import QuerySignals, can_narrow, search_terms
+from lcm_core.rules_classify import SCOPE_KINDS, scope_note
 from lcm_core.skill_ingest import (
     MALFORMED_META_KEY,
     IngestReport,
@@ -37,6 +37,8 @@ __all__ = [
     "MalformedSkill",
     "SelectedRule",
     "apply_override",
+    "compact_scope",
+    "core_text",
     "discover_skill_files",
     "effective_rules",
     "ingest_skills",
@@ -44,6 +46,7 @@ __all__ = [
     "resident_core",
     "rule_id",
     "rule_key",
+    "rule_provider",
     "select_rules",
     "set_rule_override",
     "set_skill_enabled",
@@ -241,3 +244,44 @@ def select_rules(
         key=lambda s: (-s.score, s.rule.skill_name, s.rule.source_line or 0, s.rule.rule_key)
     )
     return picked[: max(0, limit)]
+
+
+# --- the assembly's rule provider ------------------------------------------------------
+
+
+def compact_scope(scope: dict[str, Any]) -> dict[str, Any]:
+    """Only the parts of a scope that say something: narrowed targets, named paths and tools."""
+    compact: dict[str, Any] = {}
+    targets = scope.get("targets")
+    if isinstance(targets, list) and targets and tuple(targets) != SCOPE_KINDS:
+        compact["targets"] = list(targets)
+    for key in ("paths", "tools"):
+        if scope.get(key):
+            compact[key] = list(scope[key])
+    return compact
+
+
+def core_text(line: CoreLine) -> str:
+    """One resident-core line as plain text: a skill summary, or a workflow rule under it."""
+    if line.kind == "description":
+        return f"- {line.skill_name}: {line.text}"
+    return f"  - [rule {line.rule_id}] {line.text}"
+
+
+def rule_provider(
+    store: MemoryStore, signals: QuerySignals, config: Config
+) -> tuple[list[str], list[Rule]]:
+    """Core lines and task-relevant rules for `assembly.assemble(rules=...)`; never raises."""
+    try:
+        core = [core_text(line) for line in resident_core(store, config)]
+        picked = select_rules(
+            store,
+            search_terms(signals),
+            int(config.get("skills.ruleLimit")),
+            paths=signals.paths,
+            config=config,
+        )
+    except Exception:
+        # Rules are an aid; a broken rule row must not cost the step its memory block.
+        return [], []
+    return core, [replace(s.rule, scope=compact_scope(s.rule.scope)) for s in picked]

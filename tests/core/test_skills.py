@@ -355,3 +355,32 @@ def test_select_rules_ignores_function_words_and_orders_deterministically(
     picked = select_rules(shared, ["branch"], limit=10)
     assert [s.rule.source_line for s in picked] == sorted(s.rule.source_line or 0 for s in picked)
     assert select_rules(shared, ["branch"], limit=10) == picked
+
+
+def test_rule_provider_feeds_assembly_core_lines_and_compact_rules(
+    shared: SQLiteMemoryStore,
+) -> None:
+    """The provider gives plain core lines and rules whose scope keeps only what narrows them."""
+    from lcm_core.assembly import assemble
+    from lcm_core.query import query_signals
+    from lcm_core.skills import rule_provider
+
+    config = fixture_config(coreLinesPerSkill=1, ruleLimit=3)
+    core, rules = rule_provider(
+        shared, query_signals("整理 data/raw/week48.csv 里的告警阈值"), config
+    )
+    assert core[:2] == [
+        "- code-review-zh: 代码评审助手：按团队规范审查改动，指出风险并给出修改建议。",
+        "  - [rule "
+        + rule_id("code-review-zh", rule_key("首先阅读改动说明和关联的需求单。"))
+        + "] 首先阅读改动说明和关联的需求单。",
+    ]
+    assert [r.text[:10] for r in rules] == ["Never edit", "当前告警阈值为 p9"]
+    assert rules[0].scope == {"paths": ["data/raw/**", "data/derived/"]}
+    assert rules[1].scope == {} and rules[1].category == "current_state"
+
+    result = assemble(
+        shared, "s-empty", config=config, query="告警阈值是多少？", rules=rule_provider
+    )
+    assert "## 技能: 常驻要点" in result.text and "## 技能: 相关规则" in result.text
+    assert "当前告警阈值" in result.text
