@@ -1,0 +1,97 @@
+"""The `memory` command through MemoryRuntime: status, explain, inspect, search, export, purge."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lcm_adapter.commands import split_input
+from lcm_adapter.dsh.sample import conversation, sample_turns
+from lcm_adapter.runtime import MemoryRuntime
+from lcm_core.testing.builders import make_item
+
+SID = "会话-cmd"
+
+
+@pytest.fixture
+def rt(tmp_path: Path) -> MemoryRuntime:
+    runtime = MemoryRuntime.open(str(tmp_path / "m.sqlite"))
+    runtime.on_events(SID, conversation(sample_turns()))
+    yield runtime
+    runtime.close()
+
+
+def test_status_reports_counts_and_cursors(rt: MemoryRuntime) -> None:
+    """Status names the session, the event count, the cursors and the error counters."""
+    result = rt.command_result(SID, ["status"])
+    assert result.ok
+    assert SID in result.text and "events           16" in result.text
+    assert "cursors" in result.text and "errors" in result.text
+
+
+def test_a_leading_memory_word_and_no_subcommand_mean_status(rt: MemoryRuntime) -> None:
+    """`memory` alone is `memory status`; the word `memory` itself may lead."""
+    assert rt.command(SID, []) == rt.command(SID, ["memory", "status"]) == rt.command(SID, ["status"])
+
+
+def test_unknown_subcommand_gives_usage(rt: MemoryRuntime) -> None:
+    """A typo is an error with the usage line, not an exception."""
+    result = rt.command_result(SID, ["statsu"])
+    assert not result.ok and "usage: memory status" in result.text
+
+
+def test_explain_before_any_assembly(rt: MemoryRuntime) -> None:
+    """Explain says plainly that nothing was assembled yet."""
+    assert "no assembly has been logged" in rt.command(SID, ["explain"])
+
+
+def test_search_finds_chinese_and_english_events(rt: MemoryRuntime) -> None:
+    """Search lists matching raw events with their seq."""
+    text = rt.command(SID, ["search", "预算"])
+    assert "seq:1" in text and "seq:9" in text
+    assert "seq:5" in rt.command(SID, ["search", "deploy", "window"])
+    assert not rt.command_result(SID, ["search"]).ok
+
+
+def test_inspect_shows_an_item_and_refuses_unknown_ids(rt: MemoryRuntime) -> None:
+    """Inspect prints the item with its kind and content; an unknown id is an error."""
+    item, _ = rt.store.insert_item(make_item(SID, "不要使用 Redis", kind="constraint", source_refs=("seq:1",)))
+    text = rt.command(SID, ["inspect", item.id])
+    assert item.id in text and "constraint" in text and "不要使用 Redis" in text
+    assert "source seq:1" in text
+    assert not rt.command_result(SID, ["inspect", "mem_nope"]).ok
+    assert not rt.command_result(SID, ["inspect"]).ok
+
+
+def test_export_writes_the_session_as_json_lines(rt: MemoryRuntime, tmp_path: Path) -> None:
+    """Export writes one JSON object per row and says how many."""
+    target = tmp_path / "out" / "导出.jsonl"
+    result = rt.command_result(SID, ["export", str(target)])
+    assert result.ok and str(target) in result.text
+    rows = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]
+    events = [r["row"] for r in rows if r["table"] == "events"]
+    assert len(events) == 16 and events[1]["text"] == sample_turns()[0][0]
+
+
+def test_export_default_path_is_beside_the_database(rt: MemoryRuntime, tmp_path: Path) -> None:
+    """Without a file name the export goes to exports/<session>.jsonl next to the database."""
+    result = rt.command_result(SID, ["export"])
+    assert result.ok
+    assert (tmp_path / "exports").is_dir() and len(list((tmp_path / "exports").iterdir())) == 1
+
+
+def test_purge_needs_yes(rt: MemoryRuntime) -> None:
+    """Purge without --yes only says what it would delete; with --yes the session is gone."""
+    preview = rt.command(SID, ["purge"])
+    assert "would delete" in preview and rt.store.stats(SID)["events"] == 16
+    assert not rt.command_result(SID, ["purge", "--force"]).ok
+    assert rt.command_result(SID, ["purge", "--yes"]).ok
+    assert rt.store.stats(SID)["events"] == 0
+
+
+def test_split_input_handles_quotes_and_broken_quotes() -> None:
+    """Command input splits like a shell; an unbalanced quote falls back to spaces."""
+    assert split_input(' search "deploy window" 预算') == ["search", "deploy window", "预算"]
+    assert split_input('search "oops') == ["search", '"oops']
