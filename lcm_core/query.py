@@ -186,10 +186,30 @@ def can_narrow(term: str) -> bool:
     return any(ch.isalnum() for ch in folded)
 
 
+_SUFFIXES: Final = ("ies", "ing", "es", "ed", "s")
+
+
+def stem(word: str) -> str:
+    """A light suffix strip for Latin words, so `guests` finds `guest list` and `booked` `book`.
+
+    Search is by substring, so the stem also finds every longer form of the word. Stems
+    shorter than three characters are not kept: they would match almost anything.
+    """
+    if not word.isascii() or not word.isalpha() or len(word) < 4:
+        return word
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and not word.endswith(("ss", "us", "is")):
+            base = word[: -len(suffix)]
+            if suffix == "ing" and len(base) >= 5 and base[-1] == base[-2]:
+                base = base[:-1]  # shopping -> shop; "wedding" keeps "wedd", not "wed"
+            return base if len(base) >= 3 else word
+    return word
+
+
 def search_terms(signals: QuerySignals, limit: int = MAX_SEARCH_TERMS) -> tuple[str, ...]:
     """The terms to send to the store: the exact signals first, then content tokens."""
     # Digit-only tokens are pieces of numbers ("3,000" gives "000"); numbers come whole.
-    tokens = (token for token in signals.tokens if not token.isdigit())
+    tokens = (stem(token) for token in signals.tokens if not token.isdigit())
     ordered = (*signals.exact_signals(), *tokens)
     return _dedupe(term for term in ordered if can_narrow(term))[:limit]
 

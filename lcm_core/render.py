@@ -59,7 +59,7 @@ EVENT_LABELS: Final[dict[str, str]] = {
     "system/message": "系统消息",
     "compaction/summary": "压缩摘要",
 }
-PROPOSAL_WARNING: Final = "⚠ 这是提议，尚未经用户确认，不能当作已定的决定"
+PROPOSAL_WARNING: Final = "⚠ 这是提议，尚未定为决定，不要当作已确认的结论"
 CURRENT_STATE_WARNING: Final = "⚠ 动态状态：请对照当前数据核实，这不是固定检查"
 ELLIPSIS: Final = "…"
 

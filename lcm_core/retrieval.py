@@ -8,7 +8,8 @@ The score of a candidate follows the spec's formula:
     score += recencyBoost when its newest source is within `recencyWindow` seqs of the
              session's checkpoint
 
-Ties break on the item id, so the same state always yields the same order.
+Ties go to the item with the newer source, then to the smaller id, so the same state
+always yields the same order.
 """
 
 from __future__ import annotations
@@ -161,7 +162,8 @@ def rank_items(
     if anchor_seq is None:
         anchor_seq = anchor_seq_of(store, session_id)
     scored = [score_item(hit.item, hit.score, signals, config, anchor_seq) for hit in hits]
-    scored.sort(key=lambda ranked: (-round(ranked.score, 9), ranked.item.id))
+    # Equal scores: the newer statement first, then the id, so ties never depend on the store.
+    scored.sort(key=lambda r: (-round(r.score, 9), -(newest_source_seq(r.item) or -1), r.item.id))
     min_score = float(config.get("retrieval.minScore"))
     limit = min(int(config.get("retrieval.limit")), HARD_LIMIT)
     selected: list[RankedItem] = []

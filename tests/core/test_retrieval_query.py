@@ -10,6 +10,7 @@ from lcm_core.query import (
     numbers_in,
     query_signals,
     search_terms,
+    stem,
 )
 from lcm_core.text import MAX_QUERY_TOKENS
 
@@ -106,3 +107,11 @@ def test_exact_hits_need_whole_numbers() -> None:
     signals = query_signals("is it 30 or 3,000 for PROJ-7")
     assert exact_hits("we paid 300 then 3000 for proj-7", signals) == ("PROJ-7", "3000")
     assert exact_hits("nothing here", signals) == ()
+
+
+def test_plural_and_tense_forms_search_by_their_stem() -> None:
+    """`guests` is searched as `guest` (so it finds "guest list"); short stems are not cut."""
+    assert stem("guests") == "guest" and stem("booked") == "book" and stem("shopping") == "shop"
+    assert stem("class") == "class" and stem("thing") == "thing" and stem("预算") == "预算"
+    terms = search_terms(query_signals("How many guests did we invite?"))
+    assert "guest" in terms and "guests" not in terms
