@@ -1,0 +1,176 @@
+"""Whole-store operations of the DuckDB store: meta, stats, export, purge, integrity."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, Final
+
+import duckdb
+
+from lcm_core.errors import StoreError
+from lcm_core.models import SCHEMA_VERSION, TABLES
+from lcm_store_duckdb import rows
+from lcm_store_duckdb.connection import translate
+from lcm_store_duckdb.schema import ORDER_BY, SEARCH_TABLES, SESSION_TABLES
+
+if TYPE_CHECKING:
+    from lcm_store_duckdb.connection import Connection
+
+_EXPORT_BATCH: Final = 1000
+# Content table, side table, and the key columns joining them.
+_SIDES: Final = (
+    ("events", "events_search", ("session_id", "seq")),
+    ("memory_items", "memory_search", ("id",)),
+)
+
+
+class AdminMixin:
+    """Meta, stats, export, purge and integrity over every table; needs `self._db`."""
+
+    _db: Connection
+
+    def _one(self, where: str, sql: str, *params: Any) -> dict[str, Any] | None:
+        with self._db.guarded(where) as raw:
+            return rows.fetch_dict(raw.execute(sql, params))
+
+    def _all(self, where: str, sql: str, *params: Any) -> list[dict[str, Any]]:
+        with self._db.guarded(where) as raw:
+            return rows.fetch_dicts(raw.execute(sql, params))
+
+    # --- meta --------------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        row = self._one("get meta", "SELECT value FROM meta WHERE key = ?", key)
+        return None if row is None else str(row["value"])
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._db.transaction(), self._db.guarded("set meta") as raw:
+            self._db.remember("meta", "key = ?", (key,))
+            raw.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    def schema_version(self) -> int:
+        with self._db.guarded("schema version"):
+            return self._db.current_version()
+
+    # --- stats and export ----------------------------------------------------------
+    def stats(self, session_id: str | None = None) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        params: tuple[str, ...]
+        with self._db.guarded("stats") as raw:
+            for table in TABLES:
+                if session_id is not None and table in SESSION_TABLES:
+                    sql, params = (
+                        f"SELECT count(*) FROM {table} WHERE session_id = ?",
+                        (session_id,),
+                    )
+                else:
+                    sql, params = f"SELECT count(*) FROM {table}", ()
+                row = raw.execute(sql, params).fetchone()
+                counts[table] = int(row[0]) if row else 0
+        return counts
+
+    def export_rows(self, table: str, *, session_id: str | None = None) -> Iterator[dict[str, Any]]:
+        if table not in TABLES:
+            raise StoreError(f"unknown table {table!r}; tables are: {', '.join(TABLES)}")
+        sql = f"SELECT * FROM {table}"
+        params: tuple[Any, ...] = ()
+        if session_id is not None and table in SESSION_TABLES:
+            sql += " WHERE session_id = ?"
+            params = (session_id,)
+        sql += f" ORDER BY {ORDER_BY[table]}"
+        return self._stream(sql, params, table)
+
+    def _stream(self, sql: str, params: tuple[Any, ...], table: str) -> Iterator[dict[str, Any]]:
+        # A cursor is DuckDB's second connection to the same database, so the caller may
+        # use the store between batches without cancelling this result. It reads what is
+        # committed, and holds one batch in memory at a time.
+        with self._db.guarded(f"export {table}") as raw:
+            cursor = raw.cursor()
+        try:
+            try:
+                cursor.execute(sql, params)
+                names = [str(d[0]) for d in cursor.description or ()]
+            except duckdb.Error as exc:
+                raise translate(exc, f"{self._db.label}: export {table}") from exc
+            while True:
+                try:
+                    batch = cursor.fetchmany(_EXPORT_BATCH)
+                except duckdb.Error as exc:
+                    raise translate(exc, f"{self._db.label}: export {table}") from exc
+                if not batch:
+                    return
+                for row in batch:
+                    yield dict(zip(names, row, strict=True))
+        finally:
+            with contextlib.suppress(duckdb.Error):
+                cursor.close()
+
+    # --- purge -------------------------------------------------------------------
+    def purge_session(self, session_id: str) -> dict[str, int]:
+        deleted: dict[str, int] = {}
+        with self._db.transaction(), self._db.guarded("purge session") as raw:
+            for table in SESSION_TABLES:
+                for name in (table, SEARCH_TABLES.get(table)):
+                    if name is None:
+                        continue
+                    self._db.remember(name, "session_id = ?", (session_id,))
+                    row = raw.execute(
+                        f"DELETE FROM {name} WHERE session_id = ?", (session_id,)
+                    ).fetchone()
+                    if name == table:
+                        deleted[table] = int(row[0]) if row else 0
+        return deleted
+
+    def purge_all(self) -> dict[str, int]:
+        deleted: dict[str, int] = {}
+        with self._db.transaction(), self._db.guarded("purge all") as raw:
+            for table in TABLES:
+                if table == "meta":
+                    continue
+                for name in (table, SEARCH_TABLES.get(table)):
+                    if name is None:
+                        continue
+                    self._db.remember(name, "TRUE", ())
+                    row = raw.execute(f"DELETE FROM {name}").fetchone()
+                    if name == table:
+                        deleted[table] = int(row[0]) if row else 0
+        return deleted
+
+    # --- integrity ----------------------------------------------------------------
+    def integrity_check(self) -> list[str]:
+        problems: list[str] = []
+        with self._db.guarded("integrity check") as raw:
+            version = self._db.current_version()
+            if version != SCHEMA_VERSION:
+                problems.append(f"schema version is {version}, expected {SCHEMA_VERSION}")
+            # The side tables play the part of SQLite's FTS index: each content row has
+            # exactly one side row and no side row is left without its content row.
+            for table, side, keys in _SIDES:
+                on = " AND ".join(f"c.{key} = s.{key}" for key in keys)
+                for left, right, what in (
+                    (table, side, "no search row"),
+                    (side, table, "no content row"),
+                ):
+                    row = raw.execute(
+                        f"SELECT count(*) FROM {left} AS c WHERE NOT EXISTS "
+                        f"(SELECT 1 FROM {right} AS s WHERE {on})"
+                        if left == table
+                        else f"SELECT count(*) FROM {left} AS s WHERE NOT EXISTS "
+                        f"(SELECT 1 FROM {right} AS c WHERE {on})"
+                    ).fetchone()
+                    if row and row[0]:
+                        problems.append(f"{row[0]} rows of {left} have {what} in {right}")
+            # No partial unique index guards this in DuckDB, so check it here.
+            row = raw.execute(
+                "SELECT count(*) FROM (SELECT session_id, content_hash FROM memory_items "
+                "WHERE status = 'active' GROUP BY ALL HAVING count(*) > 1)"
+            ).fetchone()
+            if row and row[0]:
+                problems.append(f"{row[0]} content hashes have more than one active item")
+            row = raw.execute(
+                "SELECT count(*) FROM memory_items AS m WHERE m.superseded_by IS NOT NULL "
+                "AND NOT EXISTS (SELECT 1 FROM memory_items AS n WHERE n.id = m.superseded_by)"
+            ).fetchone()
+            if row and row[0]:
+                problems.append(f"{row[0]} memory items link to a missing successor")
+        return problems

@@ -1,0 +1,240 @@
+"""Opening a DuckDB file safely: checks, migrations, nestable transactions, error translation."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+import duckdb
+
+from lcm_core.clock import utc_now_iso
+from lcm_core.errors import (
+    ReadOnlyStoreError,
+    SchemaVersionError,
+    StorageFullError,
+    StoreBusyError,
+    StoreConflictError,
+    StoreError,
+    StoreOpenError,
+)
+from lcm_core.models import SCHEMA_VERSION
+from lcm_store_duckdb.schema import MIGRATIONS
+from lcm_store_duckdb.undo import UndoLog
+
+# Never reach for the network: a known extension that is not in the wheel must fail at
+# once instead of trying a download (air-gapped machines, CI). The same config on every
+# handle also lets DuckDB share one database instance between handles of a process.
+CONFIG: Final = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+_PID_RE: Final = re.compile(r"\(PID (\d+)\)")
+
+
+def translate(exc: duckdb.Error, where: str) -> StoreError:
+    """Map a driver error onto the port's error types, with a one-line message."""
+    message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    lowered = message.lower()
+    if "could not set lock" in lowered or "conflicting lock" in lowered:
+        pid = _PID_RE.search(message)
+        holder = f" (PID {pid.group(1)})" if pid else ""
+        return StoreBusyError(
+            f"{where}: the database file is in use by another process{holder}; "
+            "DuckDB allows one process at a time"
+        )
+    if isinstance(exc, duckdb.ConstraintException):
+        return StoreConflictError(f"{where}: {message}")
+    if "conflict" in lowered and isinstance(exc, duckdb.TransactionException):
+        return StoreBusyError(f"{where}: another handle changed the same rows ({message})")
+    if "read-only" in lowered or "read only" in lowered or "permission denied" in lowered:
+        return ReadOnlyStoreError(f"{where}: database is read-only ({message})")
+    if "no space left" in lowered or "disk is full" in lowered:
+        return StorageFullError(f"{where}: no space left for the database")
+    if "not a valid duckdb database" in lowered or "corrupt" in lowered:
+        return StoreOpenError(f"{where}: file is not a valid lcm DuckDB database ({message})")
+    return StoreError(f"{where}: {message}")
+
+
+class Connection:
+    """One DuckDB connection with a lock and nestable transactions (see `UndoLog`)."""
+
+    def __init__(self, location: str) -> None:
+        self.location = location
+        self.in_memory = location == ":memory:" or location.startswith(":memory:")
+        self.label = "in-memory database" if self.in_memory else str(Path(location))
+        self.lock = threading.RLock()
+        self._depth = 0
+        self._aborted = False
+        self.raw = self._connect()
+        self.undo = UndoLog(self.raw)
+        try:
+            self._check_is_ours()
+            self._migrate()
+        except BaseException:
+            self.raw.close()
+            raise
+
+    # --- opening -----------------------------------------------------------------
+    def _connect(self) -> duckdb.DuckDBPyConnection:
+        created = False
+        if not self.in_memory:
+            path = Path(self.location)
+            if path.is_dir():
+                raise StoreOpenError(f"{path}: is a folder, not a database file")
+            try:
+                path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreOpenError(f"{path}: cannot create its folder ({exc.strerror})") from exc
+            if path.exists() and path.stat().st_size == 0:
+                # DuckDB refuses an empty file; an empty file holds nothing, so start afresh.
+                path.unlink()
+            created = not path.exists()
+        try:
+            raw = duckdb.connect(self.location, config=dict(CONFIG))
+        except duckdb.Error as exc:
+            raise translate(exc, f"{self.label}: cannot open") from exc
+        if created:
+            # DuckDB creates the file with the umask's mode; memory is private.
+            with contextlib.suppress(OSError):
+                os.chmod(self.location, 0o600)
+        return raw
+
+    def _check_is_ours(self) -> None:
+        """Fail before any write if the file is a DuckDB database of something else."""
+        names = self._table_names()
+        if names and "meta" not in names:
+            raise StoreOpenError(
+                f"{self.label}: is a DuckDB database of something else (no lcm meta table)"
+            )
+
+    def _table_names(self) -> set[str]:
+        try:
+            rows = self.raw.execute(
+                "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() "
+                "AND schema_name = 'main'"
+            ).fetchall()
+        except duckdb.Error as exc:
+            raise translate(exc, self.label) from exc
+        return {str(row[0]) for row in rows}
+
+    def current_version(self) -> int:
+        if "meta" not in self._table_names():
+            return 0
+        row = self.raw.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        value = None if row is None else row[0]
+        try:
+            return 0 if value is None else int(value)
+        except ValueError as exc:
+            raise StoreOpenError(f"{self.label}: schema version {value!r} is not a number") from exc
+
+    def _migrate(self) -> None:
+        """Bring the file to `SCHEMA_VERSION` in one transaction, keeping every row."""
+        try:
+            version = self.current_version()
+            if version > SCHEMA_VERSION:
+                raise SchemaVersionError(
+                    f"{self.label}: schema v{version} is newer than this lcm understands "
+                    f"(v{SCHEMA_VERSION}); upgrade long-conversation-memory"
+                )
+            if version == SCHEMA_VERSION:
+                return
+            with self.transaction():
+                now = utc_now_iso()
+                for target, statements in MIGRATIONS:
+                    if target <= version:
+                        continue
+                    for statement in statements:
+                        self.raw.execute(statement)
+                    self.raw.execute(
+                        "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                        (f"migration.v{target}", now),
+                    )
+                self.raw.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)",
+                    (str(SCHEMA_VERSION),),
+                )
+        except duckdb.Error as exc:
+            raise translate(exc, self.label) from exc
+
+    # --- transactions ------------------------------------------------------------
+    @property
+    def nested(self) -> bool:
+        """True inside an inner transaction, where writes must record how to undo them."""
+        return self._depth > 1
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """The outermost level is a DuckDB transaction; inner levels are undo-log frames.
+
+        DuckDB has no savepoints, so an inner level records the rows each write replaces
+        and puts them back if the level fails (`UndoLog`). A driver error, unlike an
+        exception of the caller, aborts DuckDB's whole transaction: from then on every
+        statement fails and the outermost level rolls back, which is reported as such.
+        """
+        with self.lock:
+            depth = self._depth
+            if depth == 0:
+                try:
+                    self.raw.execute("BEGIN TRANSACTION")
+                except duckdb.Error as exc:
+                    raise translate(exc, self.label) from exc
+                self._aborted = False
+            else:
+                self.undo.push()
+            self._depth += 1
+            try:
+                yield
+            except BaseException:
+                self._depth -= 1
+                if depth == 0:
+                    with contextlib.suppress(duckdb.Error):
+                        self.raw.execute("ROLLBACK")
+                    self.undo.clear()
+                elif not self._aborted:
+                    try:
+                        self.undo.rollback()
+                    except duckdb.Error:
+                        self._aborted = True
+                else:
+                    self.undo.discard()
+                raise
+            self._depth -= 1
+            if depth > 0:
+                self.undo.release()
+                return
+            self.undo.clear()
+            if self._aborted:
+                with contextlib.suppress(duckdb.Error):
+                    self.raw.execute("ROLLBACK")
+                raise StoreError(
+                    f"{self.label}: a database error inside this transaction aborted it; "
+                    "none of its writes were kept"
+                )
+            try:
+                self.raw.execute("COMMIT")
+            except duckdb.Error as exc:
+                with contextlib.suppress(duckdb.Error):
+                    self.raw.execute("ROLLBACK")
+                raise translate(exc, self.label) from exc
+
+    @contextlib.contextmanager
+    def guarded(self, where: str) -> Iterator[duckdb.DuckDBPyConnection]:
+        """Hold the lock and turn driver errors into `StoreError`s."""
+        with self.lock:
+            try:
+                yield self.raw
+            except duckdb.Error as exc:
+                if self._depth > 0:
+                    self._aborted = True
+                raise translate(exc, f"{self.label}: {where}") from exc
+
+    def remember(self, table: str, where: str, params: Sequence[Any]) -> None:
+        """Before a write inside an inner transaction, keep the rows it may replace."""
+        if self.nested:
+            self.undo.remember(table, where, params)
+
+    def close(self) -> None:
+        with self.lock, contextlib.suppress(duckdb.Error):
+            self.raw.close()

@@ -1,0 +1,218 @@
+"""The DuckDB store's event log and archive: batch inserts, reads, and event search."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from lcm_core.clock import utc_now_iso
+from lcm_core.models import MAX_EVENT_TEXT, ArchiveEntry, Event, EventHit
+from lcm_core.text import clamp_text, scrub_surrogates, sha256_hex
+from lcm_store_duckdb import rows
+from lcm_store_duckdb.search import fold, run_search, trigram_count
+
+if TYPE_CHECKING:
+    from lcm_store_duckdb.connection import Connection
+
+# Column types of events in insert order, for the list-unnest batch insert.
+_EVENT_TYPES = [
+    "VARCHAR",
+    "BIGINT",
+    "VARCHAR",
+    "VARCHAR",
+    "BIGINT",
+    "BIGINT",
+    "VARCHAR",
+    "VARCHAR",
+    "VARCHAR",
+    "VARCHAR",
+    "VARCHAR",
+    "VARCHAR",
+    "VARCHAR",
+    "VARCHAR",
+    "BIGINT",
+    "VARCHAR",
+]
+# One statement inserts a whole batch from column lists; ON CONFLICT on the primary key
+# keeps the first stored copy, and RETURNING names the rows that were new.
+_INSERT_EVENTS = (
+    f"INSERT OR IGNORE INTO events ({rows.EVENT_COLUMNS}) SELECT "
+    + ", ".join(f"unnest(${i + 1}::{kind}[])" for i, kind in enumerate(_EVENT_TYPES))
+    + " RETURNING session_id, seq"
+)
+
+
+class EventsMixin:
+    """Events and the archive; needs `self._db`."""
+
+    _db: Connection
+
+    # --- events ------------------------------------------------------------------
+    @staticmethod
+    def _prepare_event(event: Event) -> Event:
+        """Apply the store's guarantees: text cut at the limit, a hash, a time of ingest."""
+        text, cut = clamp_text(scrub_surrogates(event.text or ""), MAX_EVENT_TEXT)
+        return replace(
+            event,
+            text=text,
+            truncated=event.truncated or cut,
+            content_hash=event.content_hash or sha256_hex(text),
+            ingested_at=event.ingested_at or utc_now_iso(),
+        )
+
+    def insert_event(self, event: Event) -> bool:
+        return self._insert_events([event], "insert event") > 0
+
+    def insert_events(self, events: Iterable[Event]) -> int:
+        return self._insert_events(events, "insert events")
+
+    def _insert_events(self, events: Iterable[Event], where: str) -> int:
+        batch: dict[tuple[str, int], Event] = {}
+        for event in events:
+            prepared = self._prepare_event(event)
+            # A batch naming one key twice keeps the copy that came first.
+            batch.setdefault((prepared.session_id, prepared.seq), prepared)
+        if not batch:
+            return 0
+        params = list(zip(*(rows.event_params(e) for e in batch.values()), strict=True))
+        with self._db.transaction(), self._db.guarded(where) as raw:
+            if self._db.nested:
+                for session_id, seqs in _seqs_by_session(batch).items():
+                    for table in ("events", "events_search"):
+                        self._db.remember(
+                            table, "session_id = ? AND list_contains(?, seq)", (session_id, seqs)
+                        )
+            new_keys = raw.execute(_INSERT_EVENTS, [list(column) for column in params]).fetchall()
+            if new_keys:
+                fresh = [batch[(str(key[0]), int(key[1]))] for key in new_keys]
+                raw.execute(
+                    "INSERT INTO events_search (session_id, seq, folded, grams) SELECT "
+                    "unnest(?::VARCHAR[]), unnest(?::BIGINT[]), unnest(?::VARCHAR[]), "
+                    "unnest(?::BIGINT[])",
+                    [
+                        [e.session_id for e in fresh],
+                        [e.seq for e in fresh],
+                        [fold(e.text) for e in fresh],
+                        [trigram_count(e.text) for e in fresh],
+                    ],
+                )
+        return len(new_keys)
+
+    def get_event(self, session_id: str, seq: int) -> Event | None:
+        with self._db.guarded("get event") as raw:
+            row = rows.fetch_dict(
+                raw.execute(
+                    "SELECT * FROM events WHERE session_id = ? AND seq = ?", (session_id, seq)
+                )
+            )
+        return rows.event_from_row(row) if row else None
+
+    def get_events(self, session_id: str, seqs: Sequence[int]) -> list[Event]:
+        wanted = sorted({int(seq) for seq in seqs})
+        if not wanted:
+            return []
+        with self._db.guarded("get events") as raw:
+            found = rows.fetch_dicts(
+                raw.execute(
+                    "SELECT * FROM events WHERE session_id = ? AND list_contains(?, seq) "
+                    "ORDER BY seq",
+                    (session_id, wanted),
+                )
+            )
+        return [rows.event_from_row(row) for row in found]
+
+    def list_events(
+        self,
+        session_id: str,
+        *,
+        start_seq: int | None = None,
+        end_seq: int | None = None,
+        types: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> list[Event]:
+        clauses = ["session_id = ?"]
+        params: list[Any] = [session_id]
+        if start_seq is not None:
+            clauses.append("seq >= ?")
+            params.append(start_seq)
+        if end_seq is not None:
+            clauses.append("seq <= ?")
+            params.append(end_seq)
+        if types is not None:
+            if not types:
+                return []
+            clauses.append("list_contains(?, type)")
+            params.append(list(types))
+        sql = f"SELECT * FROM events WHERE {' AND '.join(clauses)} ORDER BY seq"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(max(0, int(limit)))
+        with self._db.guarded("list events") as raw:
+            return [rows.event_from_row(row) for row in rows.fetch_dicts(raw.execute(sql, params))]
+
+    def max_event_seq(self, session_id: str) -> int | None:
+        with self._db.guarded("max event seq") as raw:
+            row = raw.execute(
+                "SELECT max(seq) FROM events WHERE session_id = ?", (session_id,)
+            ).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
+
+    def search_events(
+        self,
+        session_id: str | None,
+        terms: Sequence[str],
+        *,
+        types: Sequence[str] | None = None,
+        limit: int = 50,
+    ) -> list[EventHit]:
+        filters: list[str] = []
+        params: dict[str, Any] = {}
+        if types is not None:
+            if not types:
+                return []
+            filters.append("list_contains($types, c.type)")
+            params["types"] = list(types)
+        scored = run_search(
+            self._db,
+            "events",
+            ("session_id", "seq"),
+            "text",
+            terms,
+            session_id,
+            filters,
+            params,
+            limit,
+        )
+        hits = [EventHit(rows.event_from_row(row), score) for row, score in scored]
+        hits.sort(key=lambda hit: (-hit.score, hit.event.session_id, hit.event.seq))
+        return hits
+
+    # --- archive -----------------------------------------------------------------
+    def put_archive(self, entry: ArchiveEntry) -> None:
+        with self._db.transaction(), self._db.guarded("put archive") as raw:
+            key = (entry.session_id, entry.ref)
+            self._db.remember("archive", "session_id = ? AND ref = ?", key)
+            raw.execute(
+                "INSERT OR IGNORE INTO archive (session_id, ref, text, created_at) "
+                "VALUES (?, ?, ?, ?)",
+                (*key, scrub_surrogates(entry.text), entry.created_at or utc_now_iso()),
+            )
+
+    def get_archive(self, session_id: str, ref: str) -> ArchiveEntry | None:
+        with self._db.guarded("get archive") as raw:
+            row = rows.fetch_dict(
+                raw.execute(
+                    "SELECT * FROM archive WHERE session_id = ? AND ref = ?", (session_id, ref)
+                )
+            )
+        if row is None:
+            return None
+        return ArchiveEntry(row["session_id"], row["ref"], row["text"], row["created_at"])
+
+
+def _seqs_by_session(batch: dict[tuple[str, int], Event]) -> dict[str, list[int]]:
+    grouped: dict[str, list[int]] = {}
+    for session_id, seq in batch:
+        grouped.setdefault(session_id, []).append(seq)
+    return grouped

@@ -1,0 +1,261 @@
+"""`DuckDBMemoryStore`: the analytical backend, schema v2 in one DuckDB file, same contract."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from lcm_core.clock import utc_now_iso
+from lcm_core.errors import StoreConflictError, StoreNotFoundError
+from lcm_core.models import (
+    ItemChange,
+    ItemHit,
+    MemoryEvent,
+    MemoryItem,
+)
+from lcm_core.text import scrub_surrogates
+from lcm_store_duckdb import rows
+from lcm_store_duckdb.connection import Connection
+from lcm_store_duckdb.events import EventsMixin
+from lcm_store_duckdb.records import RecordsMixin
+from lcm_store_duckdb.search import fold, run_search, trigram_count
+
+_INSERT_ITEM = (
+    f"INSERT INTO memory_items ({rows.ITEM_COLUMNS}) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+class DuckDBMemoryStore(EventsMixin, RecordsMixin):
+    """A `MemoryStore` on one DuckDB file (or `:memory:`), schema v2, one process at a time."""
+
+    def __init__(self, location: str | Path) -> None:
+        self._db = Connection(str(location))
+        self.url = "duckdb:///:memory:" if self._db.in_memory else f"duckdb:///{location}"
+        self.path: Path | None = None if self._db.in_memory else Path(location)
+
+    def __repr__(self) -> str:
+        return f"DuckDBMemoryStore({self._db.label!r})"
+
+    # --- lifetime ----------------------------------------------------------------
+    def transaction(self) -> contextlib.AbstractContextManager[None]:
+        return self._db.transaction()
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> DuckDBMemoryStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- memory items --------------------------------------------------------------
+    def insert_item(self, item: MemoryItem, *, actor: str = "extractor") -> tuple[MemoryItem, bool]:
+        now = utc_now_iso()
+        item = replace(
+            item,
+            content=scrub_surrogates(item.content),
+            created_at=item.created_at or now,
+            updated_at=item.updated_at or item.created_at or now,
+        )
+        with self._db.transaction(), self._db.guarded("insert item") as raw:
+            existing = rows.fetch_dict(
+                raw.execute(
+                    "SELECT * FROM memory_items WHERE session_id = ? AND content_hash = ? "
+                    "AND status = 'active' ORDER BY id LIMIT 1",
+                    (item.session_id, item.content_hash),
+                )
+            )
+            if existing is not None and item.status == "active":
+                return rows.item_from_row(existing), False
+            # Checked here, not left to the primary key: a constraint error would abort
+            # DuckDB's whole transaction, including an enclosing caller's writes.
+            if raw.execute("SELECT 1 FROM memory_items WHERE id = ?", (item.id,)).fetchone():
+                raise StoreConflictError(f"memory item {item.id} already exists")
+            self._db.remember("memory_items", "id = ?", (item.id,))
+            self._db.remember("memory_search", "id = ?", (item.id,))
+            raw.execute(_INSERT_ITEM, rows.item_params(item))
+            raw.execute(
+                "INSERT INTO memory_search (id, session_id, folded, grams) VALUES (?, ?, ?, ?)",
+                (item.id, item.session_id, fold(item.content), trigram_count(item.content)),
+            )
+            self._append_memory_event(
+                raw,
+                MemoryEvent(item.id, item.session_id, "created", actor=actor, at=item.created_at),
+            )
+        return item, True
+
+    def get_item(self, item_id: str) -> MemoryItem | None:
+        with self._db.guarded("get item") as raw:
+            row = rows.fetch_dict(
+                raw.execute("SELECT * FROM memory_items WHERE id = ?", (item_id,))
+            )
+        return rows.item_from_row(row) if row else None
+
+    def list_items(
+        self,
+        session_id: str | None = None,
+        *,
+        statuses: Sequence[str] | None = None,
+        kinds: Sequence[str] | None = None,
+    ) -> list[MemoryItem]:
+        clauses: list[str] = []
+        params: list[Any] = []
+        if session_id is not None:
+            clauses.append("session_id = ?")
+            params.append(session_id)
+        for column, values in (("status", statuses), ("kind", kinds)):
+            if values is not None:
+                if not values:
+                    return []
+                clauses.append(f"list_contains(?, {column})")
+                params.append(list(values))
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        with self._db.guarded("list items") as raw:
+            found = rows.fetch_dicts(
+                raw.execute(f"SELECT * FROM memory_items {where} ORDER BY created_at, id", params)
+            )
+        return [rows.item_from_row(row) for row in found]
+
+    def update_item(self, item_id: str, change: ItemChange, event: MemoryEvent) -> MemoryItem:
+        with self._db.transaction(), self._db.guarded("update item") as raw:
+            row = rows.fetch_dict(
+                raw.execute("SELECT * FROM memory_items WHERE id = ?", (item_id,))
+            )
+            if row is None:
+                raise StoreNotFoundError(f"no memory item {item_id}")
+            current = rows.item_from_row(row)
+            at = event.at or utc_now_iso()
+            superseded_by = current.superseded_by
+            if change.clear_superseded_by:
+                superseded_by = None
+            if change.superseded_by is not None:
+                superseded_by = change.superseded_by
+            updated = replace(
+                current,
+                status=change.status or current.status,
+                superseded_by=superseded_by,
+                evidence_type=change.evidence_type or current.evidence_type,
+                kind=change.kind or current.kind,
+                supersedes=current.supersedes if change.supersedes is None else change.supersedes,
+                updated_at=at,
+            )
+            # DuckDB has no partial unique index: the one-active-item-per-hash rule is
+            # checked before writing, so a conflict leaves the transaction usable.
+            if (
+                updated.status == "active"
+                and raw.execute(
+                    "SELECT 1 FROM memory_items WHERE session_id = ? AND content_hash = ? "
+                    "AND status = 'active' AND id <> ?",
+                    (current.session_id, current.content_hash, item_id),
+                ).fetchone()
+            ):
+                raise StoreConflictError(
+                    f"memory item {item_id}: another active item has the same content"
+                )
+            self._db.remember("memory_items", "id = ?", (item_id,))
+            raw.execute(
+                "UPDATE memory_items SET status = ?, superseded_by = ?, evidence_type = ?, "
+                "kind = ?, supersedes_json = ?, updated_at = ? WHERE id = ?",
+                (
+                    updated.status,
+                    updated.superseded_by,
+                    updated.evidence_type,
+                    updated.kind,
+                    rows.dumps(list(updated.supersedes)),
+                    updated.updated_at,
+                    item_id,
+                ),
+            )
+            self._append_memory_event(
+                raw, replace(event, memory_id=item_id, session_id=current.session_id, at=at)
+            )
+        return updated
+
+    def _append_memory_event(self, raw: duckdb.DuckDBPyConnection, event: MemoryEvent) -> None:
+        row = raw.execute("SELECT nextval('memory_events_id')").fetchone()
+        new_id = int(row[0]) if row else 0
+        self._db.remember("memory_events", "id = ?", (new_id,))
+        raw.execute(
+            'INSERT INTO memory_events (id, memory_id, session_id, event, "at", actor, detail_json) '
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                new_id,
+                event.memory_id,
+                event.session_id,
+                event.event,
+                event.at or utc_now_iso(),
+                event.actor,
+                rows.dumps(event.detail),
+            ),
+        )
+
+    def list_memory_events(
+        self, *, memory_id: str | None = None, session_id: str | None = None
+    ) -> list[MemoryEvent]:
+        clauses: list[str] = []
+        params: list[Any] = []
+        if memory_id is not None:
+            clauses.append("memory_id = ?")
+            params.append(memory_id)
+        if session_id is not None:
+            clauses.append("session_id = ?")
+            params.append(session_id)
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        with self._db.guarded("list memory events") as raw:
+            found = rows.fetch_dicts(
+                raw.execute(f"SELECT * FROM memory_events {where} ORDER BY id", params)
+            )
+        return [rows.memory_event_from_row(row) for row in found]
+
+    def search_items(
+        self,
+        session_id: str | None,
+        terms: Sequence[str],
+        *,
+        statuses: Sequence[str] = ("active",),
+        kinds: Sequence[str] | None = None,
+        limit: int = 100,
+    ) -> list[ItemHit]:
+        filters: list[str] = []
+        params: dict[str, Any] = {}
+        for column, values in (("status", statuses), ("kind", kinds)):
+            if values is not None:
+                if not values:
+                    return []
+                filters.append(f"list_contains(${column}, c.{column})")
+                params[column] = list(values)
+        scored = run_search(
+            self._db, "memory_items", ("id",), "content", terms, session_id, filters, params, limit
+        )
+        hits = [ItemHit(rows.item_from_row(row), score) for row, score in scored]
+        hits.sort(key=lambda hit: (-hit.score, hit.item.id))
+        return hits
+
+    # --- extras ------------------------------------------------------------------
+    def vacuum(self) -> None:
+        """Write pending changes into the file and let DuckDB drop row groups freed by deletes."""
+        with self._db.guarded("vacuum") as raw:
+            raw.execute("CHECKPOINT")
+
+    def backup(self, path: Path) -> None:
+        """Write a consistent copy of the database to `path`, itself a DuckDB file."""
+        target = Path(path)
+        with self._db.guarded("backup") as raw:
+            name = raw.execute("SELECT current_database()").fetchone()
+            try:
+                raw.execute("ATTACH ? AS lcm_backup", (str(target),))
+                raw.execute(f'COPY FROM DATABASE "{name[0] if name else "memory"}" TO lcm_backup')
+            finally:
+                with contextlib.suppress(duckdb.Error):
+                    raw.execute("DETACH lcm_backup")
+
+    def shares_file(self) -> bool:
+        """False: DuckDB lets one process at a time open the file (handles in it may share)."""
+        return False
