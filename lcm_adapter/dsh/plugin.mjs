@@ -211,10 +211,13 @@ export function apply(ctx, config = {}) {
   const settings = config.settings && typeof config.settings === 'object' ? config.settings : {}
   const deadlineMs = clampDeadline(config.deadlineMs ?? settings?.host?.preStepDeadlineMs)
   const commandTimeoutMs = Math.max(deadlineMs, Number(config.commandTimeoutMs) || DEFAULT_COMMAND_TIMEOUT_MS)
-  const args = ['-m', 'lcm_adapter.sidecar']
+  // `command` (an argv list) replaces the default `<python> -m lcm_adapter.sidecar --db <db>`.
+  const custom = Array.isArray(config.command) && config.command.length && config.command.every((a) => typeof a === 'string')
+  const args = custom ? config.command.slice(1) : ['-m', 'lcm_adapter.sidecar']
   if (typeof config.db === 'string' && config.db) args.push('--db', config.db)
+  const python = typeof config.python === 'string' && config.python ? config.python : 'python3'
   const sidecar = new Sidecar({
-    command: typeof config.python === 'string' && config.python ? config.python : 'python3',
+    command: custom ? config.command[0] : python,
     args,
     env: config.env && typeof config.env === 'object' ? config.env : {},
     settings,

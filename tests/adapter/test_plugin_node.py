@@ -1,0 +1,158 @@
+"""plugin.mjs without DSH: a stand-in plugin context run by Node drives every hook.
+
+Skipped when `node` is not installed; the e2e tests run the same file inside DSH.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lcm_adapter.dsh import plugin_path
+from lcm_adapter.dsh.sample import conversation, sample_turns
+
+HERE = Path(__file__).parent / "plugin"
+NODE = shutil.which("node")
+pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
+
+ASK = [
+    {
+        "role": "user",
+        "content": [{"type": "text", "text": "预算是多少？"}],
+        "source": {"kind": "user"},
+    }
+]
+
+
+def run(
+    config: dict[str, Any], script: list[dict[str, Any]], tmp_path: Path
+) -> list[dict[str, Any]]:
+    script_file = tmp_path / "script.json"
+    script_file.write_text(json.dumps(script, ensure_ascii=False), encoding="utf-8")
+    proc = subprocess.run(
+        [
+            str(NODE),
+            str(HERE / "harness.mjs"),
+            plugin_path().as_uri(),
+            json.dumps(config),
+            str(script_file),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    return [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+def fake(mode: str, log: Path) -> dict[str, Any]:
+    return {"command": [sys.executable, str(HERE / "fake_sidecar.py"), mode, str(log)]}
+
+
+def received(log: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+
+
+def events_ops() -> list[dict[str, Any]]:
+    return [{"op": "event", "event": e} for e in conversation(sample_turns())]
+
+
+def test_pre_step_appends_the_memory_message(tmp_path: Path) -> None:
+    """With the real sidecar the decision keeps its messages and gains ours at the end."""
+    config = {"python": sys.executable, "db": str(tmp_path / "m.sqlite")}
+    script = [
+        *events_ops(),
+        {"op": "pre-step", "turn": 5, "step": 1, "messages": ASK},
+        {"op": "pre-step", "turn": 5, "step": 2, "decision": {"kind": "reject"}},
+        {"op": "pre-step", "turn": 5, "step": 3, "messages": ASK, "aborted": True},
+        {"op": "command", "input": " status"},
+        {"op": "unload"},
+    ]
+    enter, reject, aborted, command, _ = run(config, script, tmp_path)
+    messages = enter["result"]["messages"]
+    assert messages[0] == ASK[0] and len(messages) == 2
+    assert messages[1]["source"] == {
+        **messages[1]["source"],
+        "kind": "long-conversation-memory",
+        "form": "snapshot",
+    }
+    assert reject["result"] == {"kind": "reject"}
+    assert aborted["result"] == {"kind": "enter", "messages": ASK}
+    assert command["name"] == "memory" and command["result"]["kind"] == "success"
+    assert "events           16" in command["result"]["text"]
+
+
+def test_deadline_passes_and_the_reason_is_recorded(tmp_path: Path) -> None:
+    """A sidecar that never answers costs one deadline; the step goes on and a skip is sent."""
+    log = tmp_path / "received.jsonl"
+    config = {**fake("hang", log), "deadlineMs": 50}
+    script = [
+        {"op": "pre-step", "turn": 1, "step": 1, "messages": ASK},
+        {"op": "unload"},
+        {"op": "wait-gone", "pidFile": str(log) + ".pids", "ms": 20000},
+    ]
+    step, _, gone = run(config, script, tmp_path)
+    assert step["result"] == {"kind": "enter", "messages": ASK}
+    assert gone["gone"], "the sidecar outlived the plugin"
+    methods = [m["method"] for m in received(log)]
+    assert methods[:2] == ["initialize", "preStep"]
+
+
+def test_dead_sidecar_restarts_at_most_once_per_turn(tmp_path: Path) -> None:
+    """A sidecar that dies is restarted once per turn and then gets the session replayed."""
+    log = tmp_path / "received.jsonl"
+    script = [
+        *events_ops()[:4],
+        {"op": "pre-step", "turn": 1, "step": 1, "messages": ASK},
+        {"op": "pre-step", "turn": 1, "step": 2},
+        {"op": "pre-step", "turn": 1, "step": 3},
+        {"op": "pre-step", "turn": 2, "step": 1, "messages": ASK},
+        {"op": "command", "input": "status"},
+    ]
+    results = run(fake("die", log), script, tmp_path)
+    assert all(r["result"]["kind"] == "enter" for r in results if r["op"] == "pre-step")
+    spawns = (Path(str(log) + ".pids")).read_text().split()
+    # The first start, one restart in turn 1 (not two), one in turn 2, one for the command.
+    assert len(spawns) == 4
+    got = received(log)
+    replays = [m for m in got if m["method"] == "events"]
+    assert len(replays) == 2 and len(replays[0]["params"]["events"]) == 4  # pre-steps replay
+    skips = [m["params"] for m in got if m["method"] == "skip"]
+    assert any("sidecar not running" in s["reason"] for s in skips)
+    assert results[-1]["result"]["kind"] == "success"
+    assert "sidecar restarts 3" in results[-1]["result"]["text"]
+
+
+def test_pre_tool_deny_and_prior_decisions(tmp_path: Path) -> None:
+    """A deny from the sidecar reaches the host; another plugin's deny is kept as it was."""
+    log = tmp_path / "received.jsonl"
+    script = [
+        {"op": "pre-tool", "tool": "write", "args": {"path": "a.txt"}},
+        {
+            "op": "pre-tool",
+            "tool": "write",
+            "args": {},
+            "prior": {"kind": "deny", "reason": "other"},
+        },
+    ]
+    deny, prior = run(fake("deny", log), script, tmp_path)
+    assert deny["result"] == {"kind": "deny", "reason": "必须先读取文件"}
+    assert prior["result"] == {"kind": "deny", "reason": "other"}
+    calls = [m for m in received(log) if m["method"] == "preTool"]
+    assert len(calls) == 1 and calls[0]["params"]["args"] == {"path": "a.txt"}
+
+
+def test_capture_is_fire_and_forget_in_order(tmp_path: Path) -> None:
+    """Every session event reaches the sidecar as a notification, in the order it came."""
+    log = tmp_path / "received.jsonl"
+    script = [*events_ops(), {"op": "pre-tool", "tool": "bash", "args": {}}]
+    run(fake("allow", log), script, tmp_path)
+    got = [m for m in received(log) if m["method"] == "event"]
+    assert all("id" not in m for m in got)
+    assert [m["params"]["event"]["seq"] for m in got] == list(range(16))
