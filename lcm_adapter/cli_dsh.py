@@ -164,17 +164,18 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...], as_json: bool, quiet: bo
 
 
 def _print_report(report: IngestReport, as_json: bool) -> None:
-    if as_json:
-        click.echo(json.dumps(report.to_dict(), ensure_ascii=False, sort_keys=True, indent=2))
-        return
+    # Problems go to stderr, one line each, in both output modes.
+    for issue in report.issues:
+        click.echo(f"lcm: {issue}", err=True)
     data: dict[str, Any] = report.to_dict()
+    if as_json:
+        click.echo(json.dumps(data, ensure_ascii=False, sort_keys=True, indent=2))
+        return
     click.echo(
         f"{data['events']} events from {data['files']} files in {data['sessions']} sessions: "
         f"{data['inserted']} new, {data['duplicates']} already stored "
         f"({data['events_per_second']:,.0f} events/s)"
     )
-    for issue in report.issues:
-        click.echo(f"lcm: {issue}", err=True)
 
 
 def register(group: click.Group) -> None:
