@@ -41,6 +41,7 @@ from lcm_core.retrieval import (
     rank_items,
     source_seqs,
 )
+from lcm_core.skills import rule_provider
 from lcm_core.step import StepMessage, VisibleText, task_text
 from lcm_core.text import estimate_tokens, sha256_hex
 
@@ -131,17 +132,20 @@ def _fallback_task_text(store: MemoryStore, session_id: str, newest: int | None)
 
 
 class _Visibility:
-    """Caches which items have every source event on screen in this step."""
+    """Tells which items have every source event on screen in this step."""
 
     def __init__(self, store: MemoryStore, session_id: str, visible: VisibleText) -> None:
         self._store, self._session_id, self._visible = store, session_id, visible
 
-    def item(self, item: MemoryItem) -> bool:
-        seqs = source_seqs(item)
-        if not self._visible or not seqs:
-            return False
-        events = self._store.get_events(self._session_id, seqs)
-        return len(events) == len(seqs) and all(self._visible.contains_event(e) for e in events)
+    def item_ids(self, items: Sequence[MemoryItem]) -> frozenset[str]:
+        """The ids among `items` whose cited events are all still visible (one store read)."""
+        cited = {item.id: source_seqs(item) for item in items}
+        wanted = sorted({seq for seqs in cited.values() for seq in seqs})
+        if not self._visible or not wanted:
+            return frozenset()
+        events = {e.seq: e for e in self._store.get_events(self._session_id, wanted)}
+        shown = {seq for seq, event in events.items() if self._visible.contains_event(event)}
+        return frozenset(item_id for item_id, seqs in cited.items() if seqs and set(seqs) <= shown)
 
 
 def _notice_candidates(
@@ -201,7 +205,7 @@ def collect_candidates(
     signals = query_signals(text)
     visible = VisibleText(messages, trust_generated=status.trust_summary)
     visibility = _Visibility(store, session_id, visible)
-    ranking = rank_items(store, session_id, signals, config, is_visible=visibility.item)
+    ranking = rank_items(store, session_id, signals, config, visible_ids=visibility.item_ids)
     evidence = gather_evidence(
         store,
         session_id,
@@ -305,15 +309,19 @@ def assemble(
     turn: int | None = None,
     step: int | None = None,
     token_meter: TokenMeter | None = None,
-    rules: RuleProvider = no_rules,
+    rules: RuleProvider | None = None,
     trigger: str = "pre-step",
 ) -> AssemblyResult:
-    """Assemble the step's memory block; never raises (errors come back in the result)."""
+    """Assemble the step's memory block; never raises (errors come back in the result).
+
+    `rules` defaults to the skills provider (resident core plus task-relevant rules).
+    """
     config = config if config is not None else load_config()
     budget = budget_tokens(config)
     base = AssemblyResult(session_id, trigger=trigger, budget_tokens=budget, turn=turn, step=step)
+    provider = rules if rules is not None else rule_provider
     try:
-        return _assemble(store, session_id, messages, config, base, query, token_meter, rules)
+        return _assemble(store, session_id, messages, config, base, query, token_meter, provider)
     except Exception as exc:  # the host's step must go on without memory
         return AssemblyResult(
             session_id,

@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from lcm_core.assembly import AssemblyResult, RuleProvider, TokenMeter, assemble, no_rules
+from lcm_core.assembly import AssemblyResult, RuleProvider, TokenMeter, assemble
 from lcm_core.config import Config, load_config
 from lcm_core.models import AssemblyLog
 from lcm_core.ports import MemoryStore
@@ -72,7 +72,7 @@ def assemble_and_log(
     turn: int | None = None,
     step: int | None = None,
     token_meter: TokenMeter | None = None,
-    rules: RuleProvider = no_rules,
+    rules: RuleProvider | None = None,
 ) -> AssemblyResult:
     """The pre-step entry point: assemble, log, and never raise."""
     config = config if config is not None else load_config()

@@ -148,12 +148,14 @@ def rank_items(
     config: Config,
     *,
     anchor_seq: int | None = None,
-    is_visible: Callable[[MemoryItem], bool] | None = None,
+    visible_ids: Callable[[Sequence[MemoryItem]], frozenset[str]] | None = None,
 ) -> Ranking:
     """Rank the session's active items for the query; the rest come back as omissions.
 
-    `is_visible` lets assembly drop items the model can already read in this step;
-    such items do not take a place under `retrieval.limit`.
+    `visible_ids` lets assembly drop items the model can already read in this step; it
+    gets every candidate at or above `retrieval.minScore` at once (so it can read their
+    sources in one query) and returns the ids on screen. Those do not take a place
+    under `retrieval.limit`.
     """
     terms = search_terms(signals)
     if not terms:
@@ -168,12 +170,14 @@ def rank_items(
     limit = min(int(config.get("retrieval.limit")), HARD_LIMIT)
     selected: list[RankedItem] = []
     omitted: list[Omission] = []
+    eligible = [ranked.item for ranked in scored if ranked.score >= min_score]
+    on_screen = visible_ids(eligible) if visible_ids is not None and eligible else frozenset()
     for ranked in scored:
         ref = ranked.item.id
         if ranked.score < min_score:
             reason = f"score {ranked.score:.3f} is below retrieval.minScore {min_score:g}"
             omitted.append(Omission("memory", ref, reason))
-        elif is_visible is not None and is_visible(ranked.item):
+        elif ref in on_screen:
             reason = "all source events are still visible in this step"
             omitted.append(Omission("memory", ref, reason))
         elif len(selected) >= limit:

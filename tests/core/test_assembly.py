@@ -10,7 +10,7 @@ import pytest
 
 from lcm_core.assembly import assemble
 from lcm_core.config import Config, load_config
-from lcm_core.models import Event, Rule, TaskState
+from lcm_core.models import Event, Rule, SkillFile, TaskState
 from lcm_core.ports import MemoryStore
 from lcm_core.query import QuerySignals
 from lcm_core.render import HEADER, SECTION_TITLES
@@ -333,3 +333,19 @@ def _section(text: str, name: str) -> str:
         return ""
     body = text.split(title, 1)[1]
     return body.split("\n\n## ", 1)[0]
+
+
+def test_skills_in_the_store_feed_the_rule_sections_by_default(
+    store: MemoryStore, script: Any
+) -> None:
+    """Without a rules argument, enabled skills give the resident core and relevant rules."""
+    _trip(script)
+    store.put_skill_file(
+        SkillFile("travel", "/skills/travel/SKILL.md", None, 1, description="Plan family trips")
+    )
+    store.upsert_rule(
+        Rule("rule_visa", "travel", "k1", "Check visa rules for every flight", "constraint", "h1")
+    )
+    result = assemble(store, S, ask("Which flights can we book to Lisbon?"))
+    assert "- travel: Plan family trips" in _section(result.text, "rules-core")
+    assert "[rule rule_visa]" in _section(result.text, "rules")

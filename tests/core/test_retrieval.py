@@ -131,7 +131,7 @@ def test_visible_items_do_not_use_up_the_limit(store: MemoryStore, script: Any) 
     hidden = {items[0].id, items[1].id}
     config = load_config({"retrieval": {"limit": 2}})
     ranking = rank_items(
-        store, S, query_signals("garden"), config, is_visible=lambda item: item.id in hidden
+        store, S, query_signals("garden"), config, visible_ids=lambda items: frozenset(hidden)
     )
     assert {r.item.id for r in ranking.selected} == {items[2].id, items[3].id}
     reasons = {o.ref: o.reason for o in ranking.omitted}
