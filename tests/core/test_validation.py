@@ -30,7 +30,7 @@ def store() -> Iterator[SQLiteMemoryStore]:
     handle.close()
 
 
-def checks(*entries: dict[str, Any], **validation: Any) -> Any:
+def checks(*entries: Any, **validation: Any) -> Any:
     return load_config({"validation": {"checks": list(entries), **validation}})
 
 
