@@ -91,10 +91,19 @@ class Connection:
                 # DuckDB refuses an empty file; an empty file holds nothing, so start afresh.
                 path.unlink()
             created = not path.exists()
+            if not created and _is_sqlite(path):
+                # DuckDB would try to load its sqlite extension for this file, which
+                # needs a download; say what the file is instead.
+                raise StoreOpenError(
+                    f"{path}: is a SQLite database, not DuckDB; open it as sqlite:///{path}"
+                )
         try:
             raw = duckdb.connect(self.location, config=dict(CONFIG))
         except duckdb.Error as exc:
-            raise translate(exc, f"{self.label}: cannot open") from exc
+            error = translate(exc, f"{self.label}: cannot open")
+            if type(error) is StoreError:
+                error = StoreOpenError(str(error))
+            raise error from exc
         if created:
             # DuckDB creates the file with the umask's mode; memory is private.
             with contextlib.suppress(OSError):
@@ -238,3 +247,12 @@ class Connection:
     def close(self) -> None:
         with self.lock, contextlib.suppress(duckdb.Error):
             self.raw.close()
+
+
+def _is_sqlite(path: Path) -> bool:
+    """True if the file starts with SQLite's header."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False

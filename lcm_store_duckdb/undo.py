@@ -52,8 +52,10 @@ class UndoLog:
             self._raw.execute(f"DELETE FROM {image.table} WHERE {image.where}", list(image.params))
             if image.rows:
                 marks = ", ".join("?" * len(image.columns))
+                # Quoted: some column names ("at") are keywords in DuckDB.
+                columns = ", ".join(f'"{name}"' for name in image.columns)
                 self._raw.executemany(
-                    f"INSERT INTO {image.table} ({', '.join(image.columns)}) VALUES ({marks})",
+                    f"INSERT INTO {image.table} ({columns}) VALUES ({marks})",
                     [list(row) for row in image.rows],
                 )
 
