@@ -1,104 +1,94 @@
-"""The `lcm` command line: readable output for people, `--json` for machines."""
+"""The `lcm` command line: readable output for people, `--json` for machines.
+
+Exit codes: 0 ok, 1 failure (one line on stderr), 2 usage. An unexpected error is one
+line too; `--debug` shows its traceback instead.
+"""
 
 from __future__ import annotations
 
-import json
-import os
-import stat
-import sys
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any
+import importlib
+from typing import Any, Final
 
 import click
 
-from lcm_adapter import cli_dsh
+from lcm_adapter.cli_base import CliState, handle_unexpected
 from lcm_adapter.paths import resolve_db_url
-from lcm_core.errors import StoreError
-from lcm_core.registry import open_store, parse_store_url
 
-EXIT_FAILURE = 1
-
-
-def _fail(message: str) -> None:
-    click.echo(f"lcm: {message}", err=True)
-    sys.exit(EXIT_FAILURE)
-
-
-def _emit(as_json: bool, data: dict[str, Any], render: Callable[[dict[str, Any]], str]) -> None:
-    if as_json:
-        click.echo(json.dumps(data, ensure_ascii=False, sort_keys=True, indent=2))
-    else:
-        click.echo(render(data))
+# Modules that add commands to the group, in help order. Each defines `register(cli)`.
+# Modules another piece of work provides are skipped while they do not exist yet.
+COMMAND_MODULES: Final = (
+    "lcm_adapter.cli_memory",
+    "lcm_adapter.cli_admin",
+    "lcm_adapter.cli_skills",
+    "lcm_adapter.cli_demo",
+    "lcm_adapter.cli_faces",
+    "lcm_adapter.cli_dsh",
+)
 
 
-@click.group()
+class LcmGroup(click.Group):
+    """A group that turns any unexpected exception into one line on stderr."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except (SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as exc:
+            handle_unexpected(ctx, exc)
+
+
+@click.group(cls=LcmGroup)
 @click.option(
     "--db",
     "db",
     metavar="URL",
     help="Database: a path, sqlite:///PATH or duckdb:///PATH (env LCM_DB).",
 )
+@click.option(
+    "--config",
+    "config_path",
+    metavar="FILE",
+    type=click.Path(dir_okay=False),
+    help="Settings file (JSON or TOML) merged over the defaults.",
+)
+@click.option("--debug", is_flag=True, help="Show a traceback on unexpected errors.")
+@click.version_option(package_name="long-conversation-memory", prog_name="lcm")
 @click.pass_context
-def cli(ctx: click.Context, db: str | None) -> None:
-    """Durable, deterministic memory for long agent conversations."""
-    ctx.obj = {"db": resolve_db_url(db)}
+def cli(ctx: click.Context, db: str | None, config_path: str | None, debug: bool) -> None:
+    """Durable, deterministic memory for long agent conversations.
+
+    Start with `lcm demo`. Colours are off when output is piped or NO_COLOR is set.
+    """
+    ctx.obj = CliState(db=resolve_db_url(db), config_path=config_path, debug=debug)
 
 
-def _file_mode(path: Path) -> str | None:
-    try:
-        return oct(stat.S_IMODE(os.stat(path).st_mode))
-    except OSError:
-        return None
+def _register_all() -> None:
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:
+                continue  # that piece of work has not landed yet
+            raise
+        register = getattr(module, "register", None)
+        if callable(register):
+            register(cli)
+            continue
+        # A module without `register`: add the commands it defines at top level.
+        for value in vars(module).values():
+            callback = getattr(value, "callback", None)
+            if (
+                isinstance(value, click.Command)
+                and getattr(callback, "__module__", None) == name
+                and value.name not in cli.commands
+            ):
+                cli.add_command(value)
 
 
-@cli.command()
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-@click.pass_context
-def doctor(ctx: click.Context, as_json: bool) -> None:
-    """Open the store and report its path, schema version, integrity and file modes."""
-    url = ctx.obj["db"]
-    try:
-        store = open_store(url)
-    except StoreError as exc:
-        _fail(str(exc))
-        return
-    try:
-        location = parse_store_url(url).location
-        problems = store.integrity_check()
-        data: dict[str, Any] = {
-            "url": store.url,
-            "path": location,
-            "schema_version": store.schema_version(),
-            "integrity": problems if problems else "ok",
-            "file_mode": None if location == ":memory:" else _file_mode(Path(location)),
-            "folder_mode": None if location == ":memory:" else _file_mode(Path(location).parent),
-            "counts": store.stats(),
-        }
-    except StoreError as exc:
-        _fail(str(exc))
-        return
-    finally:
-        store.close()
-
-    def render(d: dict[str, Any]) -> str:
-        integrity = d["integrity"] if d["integrity"] == "ok" else "; ".join(d["integrity"])
-        lines = [
-            f"database   {d['path']}",
-            f"schema     v{d['schema_version']}",
-            f"integrity  {integrity}",
-            f"file mode  {d['file_mode']}  (folder {d['folder_mode']})",
-            "rows       " + ", ".join(f"{k}={v}" for k, v in d["counts"].items() if v),
-        ]
-        return "\n".join(lines)
-
-    _emit(as_json, data, render)
-    if problems:
-        sys.exit(EXIT_FAILURE)
-
-
-# The DSH commands (`serve`, `dsh install`, `ingest`) live in their own module.
-cli_dsh.register(cli)
+_register_all()
 
 
 def main() -> None:

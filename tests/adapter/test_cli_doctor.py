@@ -29,7 +29,8 @@ def test_doctor_creates_the_default_store_under_dsh_home(
 def test_doctor_readable_output(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["--db", str(tmp_path / "m.sqlite"), "doctor"])
     assert result.exit_code == 0
-    assert "schema     v2" in result.output and "integrity  ok" in result.output
+    lines = {line.split()[0]: line.split()[1:] for line in result.output.splitlines() if line}
+    assert lines["schema"] == ["v2"] and lines["integrity"] == ["ok"]
 
 
 def test_doctor_on_a_non_database_fails_with_one_line(tmp_path: Path) -> None:

@@ -1,0 +1,252 @@
+"""`lcm status | explain | inspect | search | assemble`: reading what memory holds and injects."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+import click
+
+from lcm_adapter import render
+from lcm_adapter.cli_base import (
+    emit,
+    fail,
+    json_option,
+    opened_store,
+    resolve_session,
+    session_option,
+    state,
+)
+from lcm_adapter.views import (
+    assemble_dry_run,
+    explain_data,
+    inspect_data,
+    search_data,
+    status_data,
+)
+
+SEARCH_LIMIT: Final = 10
+
+
+@click.command()
+@session_option
+@json_option
+@click.pass_context
+def status(ctx: click.Context, session: str | None, as_json: bool) -> None:
+    """Counts, cursors, budget, latest assembly and compaction state of a session."""
+    with opened_store(ctx) as store:
+        session_id = resolve_session(store, session)
+        data = status_data(store, session_id, state(ctx).config())
+    emit(as_json, data, _render_status)
+
+
+def _render_status(data: dict[str, Any]) -> str:
+    cp = data["checkpoint"]
+    counts = data["counts"]
+    latest = data["latest_assembly"]
+    comp = data["compaction"]
+    rows: list[tuple[str, Any]] = [
+        ("session", data["session"]),
+        ("database", data["database"]),
+        ("schema", f"v{data['schema_version']}"),
+        ("events", counts.get("events", 0)),
+        (
+            "memory items",
+            f"{data['items']['active']} active, {data['items']['superseded']} superseded, "
+            f"{data['items']['disputed']} disputed, {data['items']['retracted']} retracted",
+        ),
+        ("rules", counts.get("rules", 0)),
+        (
+            "cursors",
+            f"event {cp['last_event_seq']}, extract {cp['last_extract_seq']}, "
+            f"assembly {cp['last_assembly_seq']}",
+        ),
+        ("pending", f"{data['pending_extraction']} events waiting for extraction retry"),
+        ("budget", f"{data['budget_tokens']} tokens"),
+        (
+            "latest assembly",
+            "none"
+            if latest is None
+            else f"#{latest['id']} turn {latest['turn']} step {latest['step']}, "
+            f"{'injected' if latest['injected'] else 'not injected'}, "
+            f"{latest['used_tokens']}/{latest['budget_tokens']} tokens"
+            + (f", error: {latest['errors'][0]}" if latest["errors"] else ""),
+        ),
+        (
+            "compaction",
+            f"policy {comp['policy']}, "
+            + (f"last seen at seq:{comp['lastSeq']}" if comp["detected"] else "none seen"),
+        ),
+    ]
+    rows.extend(
+        ("malformed skill", f"{m['path']}: {m['reason']}") for m in data["malformed_skills"]
+    )
+    rows.extend(("config warning", w) for w in data["config_warnings"])
+    return render.to_text(render.pairs(rows, title="long-conversation-memory status"))
+
+
+@click.command()
+@session_option
+@json_option
+@click.pass_context
+def explain(ctx: click.Context, session: str | None, as_json: bool) -> None:
+    """The latest logged assembly: a budget bar per section, and what was left out and why."""
+    with opened_store(ctx) as store:
+        session_id = resolve_session(store, session)
+        data = explain_data(store, session_id)
+    if data is None:
+        fail(
+            f"no assembly logged for session {session_id} yet "
+            f"(try `lcm assemble --session {session_id}` for a dry run)"
+        )
+    emit(as_json, data, lambda d: render.to_text(*render.explain_view(d)))
+
+
+@click.command()
+@click.argument("item_id", metavar="ID")
+@json_option
+@click.pass_context
+def inspect(ctx: click.Context, item_id: str, as_json: bool) -> None:
+    """One memory item (or rule) with its sources, links and lifecycle."""
+    with opened_store(ctx) as store:
+        data = inspect_data(store, item_id)
+    if data is None:
+        fail(f"no memory item or rule {item_id!r} (find ids with `lcm search`)")
+    emit(as_json, data, _render_inspect)
+
+
+def _render_inspect(data: dict[str, Any]) -> str:
+    if data["type"] == "rule":
+        rule = data["rule"]
+        rows = [
+            ("rule", rule["id"]),
+            ("skill", rule["skill_name"]),
+            ("text", rule["text"]),
+            ("category", rule["category"]),
+            ("active", rule["active"]),
+            ("source", f"{rule['source_path']}:{rule['source_line']}"),
+            ("scope", json.dumps(rule["scope"], ensure_ascii=False, sort_keys=True)),
+            ("override", _override_text(data["override"])),
+        ]
+        return render.to_text(render.pairs(rows))
+    item = data["item"]
+    rows = [
+        ("item", item["id"]),
+        ("kind", f"{item['kind']} ({item['evidence_type']}), {item['status']}"),
+        ("content", item["content"]),
+    ]
+    if item["conditions"]:
+        rows.append(("conditions", "; ".join(item["conditions"])))
+    if item["numbers"]:
+        rows.append(("numbers", ", ".join(_number(n) for n in item["numbers"])))
+    if data["superseded_by"]:
+        new = data["superseded_by"]
+        rows.append(("superseded by", f"{new['id']}: {new['content']}"))
+    rows.extend(("supersedes", f"{old['id']}: {old['content']}") for old in data["supersedes"])
+    parts: list[Any] = [render.pairs(rows)]
+    parts.append(
+        render.table(
+            ("source", "type", "text"),
+            ((s["ref"], s["type"] or "-", _clip(s["text"], 300)) for s in data["sources"]),
+            title="sources",
+        )
+    )
+    parts.append(
+        render.table(
+            ("at", "event", "actor", "detail"),
+            ((r["at"], r["event"], r["actor"], r["detail"] or "") for r in data["lifecycle"]),
+            title="lifecycle",
+        )
+    )
+    return render.to_text(*parts)
+
+
+def _override_text(override: dict[str, Any] | None) -> str:
+    if not override:
+        return "none"
+    changed = {
+        k: v for k, v in override.items() if k not in ("rule_id", "updated_at") and v is not None
+    }
+    return json.dumps(changed, ensure_ascii=False, sort_keys=True)
+
+
+def _number(number: dict[str, Any]) -> str:
+    raw = number.get("raw") or f"{number.get('value')} {number.get('unit') or ''}".strip()
+    conds = number.get("conditions")
+    return f"{raw} ({'; '.join(conds)})" if conds else str(raw)
+
+
+def _clip(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+@click.command()
+@click.argument("query", nargs=-1, required=True)
+@session_option
+@click.option("--limit", default=SEARCH_LIMIT, show_default=True, help="Most results per list.")
+@json_option
+@click.pass_context
+def search(
+    ctx: click.Context, query: tuple[str, ...], session: str | None, limit: int, as_json: bool
+) -> None:
+    """Ranked memory items and matching raw events for some words (any language)."""
+    text = " ".join(query).strip()
+    if not text:
+        raise click.UsageError("search needs some words")
+    with opened_store(ctx) as store:
+        session_id = resolve_session(store, session)
+        data = search_data(store, session_id, text, state(ctx).config(), max(1, limit))
+    emit(as_json, data, _render_search)
+
+
+def _render_search(data: dict[str, Any]) -> str:
+    items = render.table(
+        ("score", "id", "kind", "content"),
+        (
+            (f"{i['score']:.3f}", i["id"], i["kind"], _clip(i["content"], 160))
+            for i in data["items"]
+        ),
+        title=f"memory items for {data['query']!r} ({len(data['items'])})",
+        right=("score",),
+    )
+    events = render.table(
+        ("seq", "type", "source", "text"),
+        (
+            (e["seq"], e["type"], e["source_kind"] or "-", _clip(e["text"], 160))
+            for e in data["events"]
+        ),
+        title=f"events ({len(data['events'])})",
+        right=("seq",),
+    )
+    return render.to_text(items, events)
+
+
+@click.command()
+@session_option
+@click.option("--query", "query", metavar="TEXT", help="Task text (default: newest user message).")
+@click.option("--budget", type=click.IntRange(50, 200_000), metavar="N", help="Token budget.")
+@json_option
+@click.pass_context
+def assemble(
+    ctx: click.Context, session: str | None, query: str | None, budget: int | None, as_json: bool
+) -> None:
+    """Dry-run a pre-step: print the memory block the next step would get; nothing is logged."""
+    config = state(ctx).config()
+    with opened_store(ctx) as store:
+        session_id = resolve_session(store, session)
+        data = assemble_dry_run(store, session_id, config, query=query, budget=budget)
+    emit(as_json, data, _render_assemble)
+
+
+def _render_assemble(data: dict[str, Any]) -> str:
+    block = data["text"] or "(no memory block: nothing would be injected)"
+    return "\n".join([block, "", render.to_text(*render.explain_view(data["explain"]))]).rstrip(
+        "\n"
+    )
+
+
+def register(group: click.Group) -> None:
+    """Add the read commands to the `lcm` group."""
+    for command in (status, explain, inspect, search, assemble):
+        group.add_command(command)

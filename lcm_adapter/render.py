@@ -1,0 +1,167 @@
+"""Readable output for people: rich tables and budget bars, plain text when piped.
+
+Colours are used only when stdout is a terminal and `NO_COLOR` is unset; piped output
+is plain text at a fixed width (`COLUMNS`, else 100), so it is the same on every run.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+from rich import box
+from rich.console import Console, Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+PIPE_WIDTH: Final = 100
+BAR_CELLS: Final = 24
+FULL: Final = "█"
+EMPTY: Final = "░"
+
+
+def colour_enabled(stream: Any = None) -> bool:
+    """True when the stream is a terminal and `NO_COLOR` is not set."""
+    if os.environ.get("NO_COLOR", "") != "":
+        return False
+    target = stream if stream is not None else sys.stdout
+    try:
+        return bool(target.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def _width(colour: bool) -> int:
+    if colour:
+        return shutil.get_terminal_size((PIPE_WIDTH, 24)).columns
+    columns = os.environ.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() and int(columns) >= 40 else PIPE_WIDTH
+
+
+def to_text(*renderables: RenderableType) -> str:
+    """Render to a string: ANSI colours only for a colour terminal, else plain."""
+    colour = colour_enabled()
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer,
+        force_terminal=colour,
+        no_color=not colour,
+        color_system="auto" if colour else None,
+        width=_width(colour),
+        highlight=False,
+        emoji=False,
+        markup=False,
+        soft_wrap=False,
+    )
+    for renderable in renderables:
+        console.print(renderable)
+    lines = buffer.getvalue().rstrip("\n").split("\n")
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def table(
+    columns: Sequence[str],
+    rows: Iterable[Sequence[Any]],
+    *,
+    title: str | None = None,
+    right: Sequence[str] = (),
+) -> RenderableType:
+    """A plain table with a header row under an optional title line; `right` aligns right."""
+    out = Table(
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+        header_style="bold",
+    )
+    for name in columns:
+        out.add_column(name, justify="right" if name in right else "left", overflow="fold")
+    for row in rows:
+        out.add_row(*("" if cell is None else str(cell) for cell in row))
+    return out if title is None else Group(Text(title, style="bold"), out)
+
+
+def pairs(items: Sequence[tuple[str, Any]], *, title: str | None = None) -> RenderableType:
+    """Aligned `key  value` lines under an optional title line."""
+    out = Table(box=None, show_header=False, pad_edge=False)
+    out.add_column("key", style="bold", no_wrap=True)
+    out.add_column("value", overflow="fold")
+    for key, value in items:
+        out.add_row(key, "" if value is None else str(value))
+    return out if title is None else Group(Text(title, style="bold"), out)
+
+
+def bar(used: int, budget: int, cells: int = BAR_CELLS) -> Text:
+    """`█████░░░░ 41%`: the share of the budget used, red when over it."""
+    share = 0.0 if budget <= 0 else used / budget
+    filled = min(cells, round(share * cells))
+    if used > 0 and filled == 0:
+        filled = 1  # a used section never looks empty
+    text = Text(FULL * filled, style="red" if share > 1 else "green")
+    text.append(EMPTY * (cells - filled), style="dim")
+    text.append(f" {round(share * 100):>3d}%")
+    return text
+
+
+def budget_table(explained: Mapping[str, Any]) -> Table:
+    """One row per section of an assembly: entries, tokens and a bar against the budget."""
+    budget = int(explained.get("budgetTokens") or 0)
+    out = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
+    for name, justify in (
+        ("section", "left"),
+        ("entries", "right"),
+        ("tokens", "right"),
+        ("share of budget", "left"),
+    ):
+        out.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    sections = list(explained.get("sections") or [])
+    for section in sections:
+        tokens = int(section.get("tokens") or 0)
+        out.add_row(
+            str(section.get("name", "")),
+            str(section.get("entries", "")),
+            str(tokens),
+            bar(tokens, budget),
+        )
+    used = int(explained.get("usedTokens") or 0)
+    out.add_row(Text("total", style="bold"), "", f"{used}/{budget}", bar(used, budget))
+    return out
+
+
+def explain_view(explained: Mapping[str, Any]) -> list[RenderableType]:
+    """The readable `explain`: headline, budget bars, what was left out and why, errors."""
+    words = [
+        "assembly" if explained.get("id") is None else f"assembly #{explained['id']}",
+        str(explained.get("trigger")),
+    ]
+    if explained.get("turn") is not None:
+        words.append(f"turn {explained['turn']} step {explained.get('step')}")
+    words.append("injected" if explained.get("injected") else "not injected")
+    words.append(
+        f"{explained.get('usedTokens')} of {explained.get('budgetTokens')} tokens "
+        f"({explained.get('tokenSource')})"
+    )
+    head = Text(" · ".join(words), style="bold")
+    parts: list[RenderableType] = [head]
+    query = next((r for r in explained.get("reasons") or [] if r.get("kind") == "query"), None)
+    if query and query.get("text"):
+        parts.append(Text(f"query: {query['text']}"))
+    skipped = [r for r in explained.get("reasons") or [] if r.get("kind") == "skipped"]
+    parts.extend(Text(f"skipped: {r.get('why')}", style="yellow") for r in skipped)
+    parts.append(budget_table(explained))
+    omitted = list(explained.get("omitted") or [])
+    if omitted:
+        parts.append(
+            table(
+                ("section", "ref", "why it was left out"),
+                ((o.get("section"), o.get("ref"), o.get("reason")) for o in omitted),
+                title=f"left out ({len(omitted)})",
+            )
+        )
+    else:
+        parts.append(Text("left out: nothing"))
+    parts.extend(Text(f"error: {error}", style="red") for error in explained.get("errors") or [])
+    return parts
