@@ -31,6 +31,9 @@ from lcm_core.skill_parse import SkillParseError, clean_rule_text, parse_skill, 
 from lcm_core.text import fingerprint, glob_match, normalize_text, sha256_hex
 
 MALFORMED_META_KEY: Final = "skills.malformed"
+# Bumped by every write to skills, rules or overrides made through this package, so a
+# reader can cache the rule set (also across processes sharing one database file).
+REVISION_META_KEY: Final = "skills.revision"
 MAX_SKILL_CHARS: Final = 2_000_000
 MAX_RULES_PER_SKILL: Final = 400
 
@@ -70,6 +73,12 @@ def rule_key(text: str) -> str:
 def rule_id(skill_name: str, key: str) -> str:
     """Stable id of a rule across versions: `rule_<hash16>` of skill name and key."""
     return "rule_" + sha256_hex(skill_name + "\n" + key)[:16]
+
+
+def bump_revision(store: MemoryStore) -> None:
+    """Mark the stored skills and rules as changed."""
+    raw = store.get_meta(REVISION_META_KEY) or "0"
+    store.set_meta(REVISION_META_KEY, str(int(raw) + 1 if raw.isdigit() else 1))
 
 
 # --- discovery -------------------------------------------------------------------------
@@ -243,21 +252,28 @@ def ingest_skills(
             report.malformed.append(MalformedSkill(shown, "file is not valid UTF-8"))
         except OSError as exc:
             report.malformed.append(MalformedSkill(shown, f"cannot read: {exc.strerror or exc}"))
-    if prune:
-        broken = {item.path for item in report.malformed}
-        for skill in store.list_skill_files():
-            if skill.name not in seen and skill.path not in broken:
-                deactivated = [r for r in store.list_rules(skill_name=skill.name) if r.active]
-                with store.transaction():
-                    for rule in deactivated:
-                        store.upsert_rule(replace(rule, active=False, updated_at=""))
-                report.rules_deactivated += len(deactivated)
-                if deactivated:
-                    report.removed.append(skill.name)
-    store.set_meta(
-        MALFORMED_META_KEY,
-        json.dumps([_malformed_json(m) for m in report.malformed], ensure_ascii=False),
-    )
+        except Exception as exc:  # a store failure on one file is reported, not raised
+            report.warnings.append(f"{shown}: ingest failed: {type(exc).__name__}: {exc}")
+    try:
+        if prune:
+            broken = {item.path for item in report.malformed}
+            for skill in store.list_skill_files():
+                if skill.name not in seen and skill.path not in broken:
+                    deactivated = [r for r in store.list_rules(skill_name=skill.name) if r.active]
+                    with store.transaction():
+                        for rule in deactivated:
+                            store.upsert_rule(replace(rule, active=False, updated_at=""))
+                    report.rules_deactivated += len(deactivated)
+                    if deactivated:
+                        report.removed.append(skill.name)
+        if report.added or report.updated or report.rules_written or report.rules_deactivated:
+            bump_revision(store)
+        store.set_meta(
+            MALFORMED_META_KEY,
+            json.dumps([_malformed_json(m) for m in report.malformed], ensure_ascii=False),
+        )
+    except Exception as exc:  # the store failed after the files were read
+        report.warnings.append(f"finishing the ingest failed: {type(exc).__name__}: {exc}")
     return report
 
 

@@ -7,7 +7,9 @@ on the way out, so an override changes what assembly shows without editing a fil
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
@@ -19,8 +21,10 @@ from lcm_core.query import QuerySignals, can_narrow, search_terms
 from lcm_core.rules_classify import SCOPE_KINDS, scope_note
 from lcm_core.skill_ingest import (
     MALFORMED_META_KEY,
+    REVISION_META_KEY,
     IngestReport,
     MalformedSkill,
+    bump_revision,
     discover_skill_files,
     ingest_skills,
     malformed_skills,
@@ -32,11 +36,13 @@ from lcm_core.text import glob_match, tokenize
 __all__ = [
     "CURRENT_STATE_WARNING",
     "MALFORMED_META_KEY",
+    "REVISION_META_KEY",
     "CoreLine",
     "IngestReport",
     "MalformedSkill",
     "SelectedRule",
     "apply_override",
+    "bump_revision",
     "compact_scope",
     "core_text",
     "discover_skill_files",
@@ -90,7 +96,9 @@ def set_skill_enabled(store: MemoryStore, name: str, enabled: bool) -> bool:
     if skill is None:
         return False
     if skill.enabled != enabled:
-        store.put_skill_file(replace(skill, enabled=enabled, updated_at=""))
+        with store.transaction():
+            store.put_skill_file(replace(skill, enabled=enabled, updated_at=""))
+            bump_revision(store)
     return True
 
 
@@ -114,7 +122,9 @@ def set_rule_override(
         active=active if active is not None else (old.active if old else None),
         scope=scope if scope is not None else (old.scope if old else None),
     )
-    store.put_rule_override(merged)
+    with store.transaction():
+        store.put_rule_override(merged)
+        bump_revision(store)
     return merged
 
 
@@ -131,17 +141,43 @@ def apply_override(rule: Rule, override: RuleOverride | None) -> Rule:
     )
 
 
+# Per store object: (revision, rules with overrides applied, names of enabled skills).
+# Only a known revision is cached, so rows written behind this package's back are
+# re-read rather than served stale.
+_SNAPSHOTS: weakref.WeakKeyDictionary[Any, tuple[str, list[Rule], frozenset[str]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _snapshot(store: MemoryStore) -> tuple[list[Rule], frozenset[str]]:
+    revision = store.get_meta(REVISION_META_KEY) or ""
+    try:
+        cached = _SNAPSHOTS.get(store)
+    except TypeError:  # a store that cannot be weakly referenced is simply not cached
+        cached = None
+    if cached is not None and revision and cached[0] == revision:
+        return cached[1], cached[2]
+    overrides = {o.rule_id: o for o in store.list_rule_overrides()}
+    enabled = frozenset(s.name for s in store.list_skill_files() if s.enabled)
+    rules = [apply_override(r, overrides.get(r.id)) for r in store.list_rules()]
+    if revision:
+        with contextlib.suppress(TypeError):
+            _SNAPSHOTS[store] = (revision, rules, enabled)
+    return rules, enabled
+
+
 def effective_rules(
     store: MemoryStore, *, skill_name: str | None = None, include_inactive: bool = False
 ) -> list[Rule]:
-    """Rules with overrides applied, from enabled skills only unless inactive ones are asked for."""
-    overrides = {o.rule_id: o for o in store.list_rule_overrides()}
-    enabled = {s.name for s in store.list_skill_files() if s.enabled}
-    rules = [
-        apply_override(r, overrides.get(r.id)) for r in store.list_rules(skill_name=skill_name)
-    ]
+    """Rules with overrides applied, from enabled skills only unless inactive ones are asked for.
+
+    The rows may come from a cache shared by callers: treat them as read-only.
+    """
+    rules, enabled = _snapshot(store)
+    if skill_name is not None:
+        rules = [r for r in rules if r.skill_name == skill_name]
     if include_inactive:
-        return rules
+        return list(rules)
     return [r for r in rules if r.active and r.skill_name in enabled]
 
 
@@ -185,7 +221,7 @@ def resident_core(store: MemoryStore, config: Config) -> list[CoreLine]:
 
 @functools.lru_cache(maxsize=4096)
 def _rule_terms(text: str) -> frozenset[str]:
-    return frozenset(tokenize(text))
+    return frozenset(tokenize(text.casefold()))
 
 
 def _term_weight(term: str) -> float:
@@ -213,18 +249,19 @@ def select_rules(
     core_ids = (
         {line.rule_id for line in resident_core(store, config)} if config is not None else set()
     )
+    words_wanted = frozenset(t for t in terms if " " not in t)
+    phrases = [t for t in terms if " " in t and len(t) >= 3]
     picked: list[SelectedRule] = []
     for rule in effective_rules(store):
         if rule.id in core_ids:
             continue
-        words = _rule_terms(rule.text.casefold())
-        matched = [
-            t
-            for t in terms
-            if t in words or (len(t) >= 3 and " " in t and t in rule.text.casefold())
-        ]
-        score = sum(_term_weight(t) for t in matched)
+        hits = _rule_terms(rule.text) & words_wanted
         globs = rule.scope.get("paths") or []
+        if not hits and not phrases and not (paths and globs):
+            continue  # the common case, kept cheap: most rules share nothing with the task
+        folded = rule.text.casefold()
+        matched = [t for t in terms if t in hits or (t in phrases and t in folded)]
+        score = sum(_term_weight(t) for t in matched)
         path_hits = [
             p for p in paths if any(isinstance(g, str) and glob_match(g, p) for g in globs)
         ]
