@@ -1,0 +1,119 @@
+"""`lcm demo`: ingest the bundled DSH session, then assemble the block its next step would get.
+
+The session (package data, `data/demo_session.jsonl`) is a DSH 0.2.1 session log: a
+coding session in English and Chinese with constraints, numbers with conditions, two
+corrections, tool output carrying an injection attempt, and a compaction. It goes
+through the same path as `lcm ingest` and a live pre-step; no network, host or model.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Final
+
+from lcm_core.assembly_log import explain, explain_dict
+from lcm_core.config import Config
+
+DATA_PACKAGE: Final = "lcm_adapter.data"
+SESSION_FILE: Final = "demo_session.jsonl"
+DB_FILE: Final = "memory.sqlite"
+
+
+@dataclass(frozen=True, slots=True)
+class DemoResult:
+    """What the demo did: where, how much it ingested, the block and its explanation."""
+
+    db: str
+    session_id: str
+    events: int
+    inserted: int
+    issues: tuple[str, ...]
+    message: dict[str, Any] | None
+    explained: dict[str, Any] | None
+
+    @property
+    def block(self) -> str:
+        if self.message is None:
+            return ""
+        return "\n".join(str(part.get("text", "")) for part in self.message.get("content", []))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON view of `lcm demo --json` (no timings, so runs compare equal)."""
+        return {
+            "db": self.db,
+            "session": self.session_id,
+            "events": self.events,
+            "inserted": self.inserted,
+            "issues": list(self.issues),
+            "injected": self.message is not None,
+            "block": self.block,
+            "message": self.message,
+            "explain": self.explained,
+        }
+
+
+@contextmanager
+def session_log() -> Iterator[Path]:
+    """A file path of the bundled session log, valid inside the `with` block."""
+    with resources.as_file(resources.files(DATA_PACKAGE).joinpath(SESSION_FILE)) as path:
+        yield path
+
+
+def demo_db_url(db: str | None) -> str:
+    """The database to build on: the one given, else a new file in a private temp folder."""
+    if db:
+        return db
+    folder = Path(tempfile.mkdtemp(prefix="lcm-demo-"))  # created mode 0700
+    return str(folder / DB_FILE)
+
+
+def next_step(path: Path) -> tuple[str, dict[str, Any], int | None]:
+    """The session id, the newest user message (what the next step answers) and its turn."""
+    session_id = ""
+    message: dict[str, Any] = {}
+    turn: int | None = None
+    current: int | None = None
+    with path.open(encoding="utf-8") as lines:
+        for line in lines:
+            row = json.loads(line)
+            data = row.get("data") or {}
+            if row.get("type") == "session":
+                session_id = str(row.get("id", ""))
+            elif row.get("type") == "turn/start":
+                current = data.get("turn")
+            elif row.get("type") == "user/message" and data.get("source", {}).get("kind") == "user":
+                message, turn = data, current
+    return session_id, message, turn
+
+
+def run_demo(db: str | None, config: Config) -> DemoResult:
+    """Ingest the bundled session into `db` (or a temp file) and run the next pre-step."""
+    from lcm_adapter.ingest import IngestReport, ingest_file
+    from lcm_adapter.runtime import MemoryRuntime
+
+    url = demo_db_url(db)
+    runtime = MemoryRuntime.open(url, config)
+    try:
+        report = IngestReport()
+        with session_log() as path:
+            ingest_file(runtime, path, report)
+            session_id, last_user, turn = next_step(path)
+        message = runtime.pre_step(session_id, [last_user], turn, 1)
+        log = explain(runtime.store, session_id)
+        return DemoResult(
+            db=url,
+            session_id=session_id,
+            events=report.events,
+            inserted=report.inserted,
+            issues=tuple(str(issue) for issue in report.issues),
+            message=message,
+            explained=None if log is None else explain_dict(log),
+        )
+    finally:
+        runtime.close()
