@@ -1,0 +1,117 @@
+"""`lcm mcp | hook | bench`: the faces other programs talk to."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import sys
+from pathlib import Path
+from typing import Any, Final
+
+import click
+
+from lcm_adapter.cli_base import CommandError, emit, fail, json_option, state
+from lcm_adapter.paths import resolve_db_url
+from lcm_core.config import load_config
+
+# Where the retrieval-quality harness may live; the first that imports is used.
+RETRIEVAL_HARNESSES: Final = ("lcm_core.bench_retrieval", "benchmarks.retrieval_quality")
+
+
+@click.command()
+@click.option("--db", "db", metavar="URL", help="Database (overrides the global --db and LCM_DB).")
+@click.pass_context
+def mcp(ctx: click.Context, db: str | None) -> None:
+    """Serve memory_search/inspect/explain/status/assemble as MCP tools on stdio."""
+    try:
+        from lcm_adapter.mcp_server import serve
+    except ImportError as exc:
+        fail(
+            f"the MCP server needs the mcp extra ({exc}): pip install 'long-conversation-memory[mcp]'"
+        )
+    cli_state = state(ctx)
+    serve(resolve_db_url(db) if db else cli_state.db, cli_state.config())
+
+
+@click.command()
+@click.argument("event", required=False, metavar="EVENT")
+@click.pass_context
+def hook(ctx: click.Context, event: str | None) -> None:
+    """Answer a Claude-Code-style hook: user-prompt-submit, pre-tool-use, post-tool-use,
+    session-start or stop. Reads the hook JSON on stdin, writes the reply on stdout, and
+    always exits 0 so the agent never stops because of memory (errors go to hooks.log).
+    """
+    from lcm_adapter import hooks
+
+    cli_state = state(ctx)
+    name = hooks.event_name(event or "")
+    problems: list[str] = []
+    reply: dict[str, Any] | None = None
+    # Anything printed while we work goes to stderr: stdout carries only the reply.
+    with contextlib.redirect_stdout(sys.stderr):
+        try:
+            config = cli_state.config()
+        except CommandError as exc:
+            problems.append(f"{exc.format_message()}; using the default settings")
+            config = load_config()
+        try:
+            payload = hooks.parse_payload(click.get_binary_stream("stdin").read())
+        except (ValueError, OSError) as exc:
+            payload = None
+            problems.append(f"bad hook input: {exc}")
+        if name is None:
+            problems.append(f"unknown hook event {event!r}; use one of {', '.join(hooks.EVENTS)}")
+        elif payload is not None:
+            outcome = hooks.handle(name, payload, cli_state.db, config)
+            reply = outcome.reply
+            problems.extend(outcome.problems)
+        for line in hooks.log_problems(cli_state.db, name or str(event), problems):
+            click.echo(line, err=True)
+    if reply is not None:
+        click.echo(json.dumps(reply, ensure_ascii=False, sort_keys=True))
+
+
+@click.group()
+def bench() -> None:
+    """Benchmarks that report quality figures."""
+
+
+@bench.command("retrieval")
+@click.option(
+    "--dataset",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Conversation-QA JSONL (DESIGN.md section 9).",
+)
+@json_option
+@click.pass_context
+def bench_retrieval(ctx: click.Context, dataset: Path, as_json: bool) -> None:
+    """Evidence recall@k of memory retrieval beside a BM25 baseline on a QA dataset."""
+    harness = _harness()
+    report = harness.run(dataset, state(ctx).config())
+    data = report.to_dict() if hasattr(report, "to_dict") else report
+    emit(
+        as_json,
+        data,
+        lambda d: (
+            harness.render(d)
+            if hasattr(harness, "render")
+            else json.dumps(d, ensure_ascii=False, indent=2)
+        ),
+    )
+
+
+def _harness() -> Any:
+    for name in RETRIEVAL_HARNESSES:
+        try:
+            return importlib.import_module(name)
+        except ModuleNotFoundError:
+            continue
+    fail("the retrieval-quality harness is not installed in this version of lcm")
+
+
+def register(group: click.Group) -> None:
+    """Add `mcp`, `hook` and `bench` to the `lcm` group."""
+    for command in (mcp, hook, bench):
+        group.add_command(command)
