@@ -1,0 +1,258 @@
+"""The retrieval-quality harness behind `lcm bench retrieval` (DESIGN.md section 9).
+
+Each conversation becomes one session (turn i -> seq i), goes through extraction, and
+every question is asked as a pre-step query on the complete session. Reported per
+category and overall:
+
+- recall@k of the ranked items: the share of a question's evidence turns among the
+  source turns of the top k ranked items;
+- recall of the assembled block at the default budget (its items' sources and quoted
+  events), with the tokens the block used;
+- the extraction ceiling: the share of evidence turns cited by any active item, since
+  ranking can only return what extraction derived;
+- the same recall@k for a baseline ranking of the raw turns (BM25 in the benchmark
+  script), computed in the same run.
+
+Only the standard library is used here; the baseline is passed in as a function.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from lcm_core.assembly import assemble
+from lcm_core.config import Config, load_config
+from lcm_core.models import Event
+from lcm_core.ports import MemoryStore
+from lcm_core.query import query_signals
+from lcm_core.retrieval import rank_items, source_seqs
+from lcm_core.step import StepMessage
+from lcm_core.text import normalize_text
+
+KS: Final = (5, 10, 25)
+# (turn texts, question, k) -> indices of the k best turns, best first.
+Baseline = Callable[[Sequence[str], str, int], list[int]]
+Extractor = Callable[[MemoryStore, str, Config], object]
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    id: str
+    speaker: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    id: str
+    question: str
+    evidence: tuple[str, ...]
+    category: str = "uncategorised"
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    id: str
+    turns: tuple[Turn, ...]
+    questions: tuple[Question, ...]
+
+
+def parse_line(line: str, number: int = 0) -> Conversation:
+    """One dataset line; a malformed line raises ValueError naming the line and the field."""
+    where = f"line {number}" if number else "conversation"
+    try:
+        raw = json.loads(line)
+        turns = tuple(
+            Turn(str(t["id"]), str(t["speaker"]), str(t.get("text") or "")) for t in raw["turns"]
+        )
+        questions = tuple(
+            Question(
+                str(q["id"]),
+                str(q["question"]),
+                tuple(str(e) for e in q["evidence"]),
+                str(q.get("category") or "uncategorised"),
+            )
+            for q in raw["questions"]
+        )
+        return Conversation(str(raw["id"]), turns, questions)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{where}: not a conversation-QA record ({exc!r})") from exc
+
+
+def load_dataset(path: Path) -> list[Conversation]:
+    """Read a JSONL dataset; blank lines are skipped."""
+    text = path.read_text(encoding="utf-8")
+    return [parse_line(line, n) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+
+
+def default_extractor(store: MemoryStore, session_id: str, config: Config) -> object:
+    """The project's extraction (imported on use, so the harness loads without it)."""
+    from lcm_core.extraction import run_extraction
+
+    return run_extraction(store, session_id, config)
+
+
+def ingest(store: MemoryStore, conv: Conversation, config: Config, extract: Extractor) -> None:
+    """Write a conversation as one session (turn i -> seq i) and derive its memory."""
+    events = []
+    for seq, turn in enumerate(conv.turns):
+        user = turn.speaker == "user"
+        events.append(
+            Event(
+                session_id=conv.id,
+                seq=seq,
+                type="user/message" if user else "assistant/message",
+                text=normalize_text(turn.text),
+                turn=seq,
+                role="user" if user else "assistant",
+                source_kind="user" if user else "model",
+            )
+        )
+    store.insert_events(events)
+    extract(store, conv.id, config)
+
+
+def _recall(evidence: Iterable[str], found: set[str]) -> float:
+    wanted = set(evidence)
+    return len(wanted & found) / len(wanted) if wanted else 0.0
+
+
+@dataclass
+class Scores:
+    """Per-question scores collected for one category (or overall)."""
+
+    questions: int = 0
+    pipeline: dict[int, list[float]] = field(default_factory=lambda: {k: [] for k in KS})
+    baseline: dict[int, list[float]] = field(default_factory=lambda: {k: [] for k in KS})
+    block: list[float] = field(default_factory=list)
+    tokens: list[int] = field(default_factory=list)
+    covered: list[float] = field(default_factory=list)
+
+    def add(self, other: Scores) -> None:
+        self.questions += other.questions
+        for k in KS:
+            self.pipeline[k] += other.pipeline[k]
+            self.baseline[k] += other.baseline[k]
+        self.block += other.block
+        self.tokens += other.tokens
+        self.covered += other.covered
+
+    def summary(self) -> dict[str, Any]:
+        def mean(values: list[float]) -> float:
+            return round(statistics.fmean(values), 4) if values else 0.0
+
+        return {
+            "questions": self.questions,
+            **{f"recall@{k}": mean(self.pipeline[k]) for k in KS},
+            "blockRecall": mean(self.block),
+            "blockTokens": round(statistics.fmean(self.tokens), 1) if self.tokens else 0.0,
+            "extracted": mean(self.covered),
+            **{f"baseline@{k}": mean(self.baseline[k]) for k in KS},
+        }
+
+
+def evaluate_conversation(
+    store: MemoryStore,
+    conv: Conversation,
+    config: Config,
+    baseline: Baseline | None,
+    extract: Extractor = default_extractor,
+) -> dict[str, Scores]:
+    """Scores per category for one conversation, on a store that holds nothing else."""
+    ingest(store, conv, config, extract)
+    ids = [turn.id for turn in conv.turns]
+    texts = [turn.text for turn in conv.turns]
+    # Rank deep enough for the largest k; the injected block still uses `config`.
+    ranking_config = load_config(
+        {**config.values, "retrieval": {**config.section("retrieval"), "limit": max(KS)}}
+    )
+    # Turns that some active item cites: the ceiling extraction puts on item recall.
+    cited = {
+        ids[q]
+        for item in store.list_items(conv.id, statuses=("active",))
+        for q in source_seqs(item)
+        if q < len(ids)
+    }
+    scores: dict[str, Scores] = {}
+    for question in conv.questions:
+        s = scores.setdefault(question.category, Scores())
+        s.questions += 1
+        s.covered.append(_recall(question.evidence, cited))
+        ranking = rank_items(store, conv.id, query_signals(question.question), ranking_config)
+        for k in KS:
+            turns = {
+                ids[q] for r in ranking.selected[:k] for q in source_seqs(r.item) if q < len(ids)
+            }
+            s.pipeline[k].append(_recall(question.evidence, turns))
+        result = assemble(store, conv.id, [StepMessage("user", question.question, "user")], config)
+        shown = {seq for item_id in result.item_ids for seq in _item_seqs(store, item_id)}
+        shown |= {int(ref.split(":", 1)[1]) for ref in result.evidence_refs}
+        s.block.append(_recall(question.evidence, {ids[q] for q in shown if q < len(ids)}))
+        s.tokens.append(result.used_tokens)
+        if baseline is not None:
+            for k in KS:
+                top = {ids[i] for i in baseline(texts, question.question, k)}
+                s.baseline[k].append(_recall(question.evidence, top))
+    return scores
+
+
+def _item_seqs(store: MemoryStore, item_id: str) -> tuple[int, ...]:
+    item = store.get_item(item_id)
+    return source_seqs(item) if item is not None else ()
+
+
+def run(
+    conversations: Sequence[Conversation],
+    store_factory: Callable[[], MemoryStore],
+    baseline: Baseline | None = None,
+    config: Config | None = None,
+    extract: Extractor = default_extractor,
+) -> dict[str, dict[str, Any]]:
+    """Evaluate every conversation on its own fresh store; summaries per category and overall."""
+    config = config if config is not None else load_config()
+    totals: dict[str, Scores] = {}
+    for conv in conversations:
+        store = store_factory()
+        try:
+            for category, scores in evaluate_conversation(
+                store, conv, config, baseline, extract
+            ).items():
+                totals.setdefault(category, Scores()).add(scores)
+        finally:
+            store.close()
+    overall = Scores()
+    for scores in totals.values():
+        overall.add(scores)
+    report = {category: totals[category].summary() for category in sorted(totals)}
+    report["overall"] = overall.summary()
+    return report
+
+
+def format_table(report: dict[str, dict[str, Any]]) -> str:
+    """The report as a Markdown table, one row per category and one overall."""
+    head = [
+        "category",
+        "n",
+        *(f"R@{k}" for k in KS),
+        "block R",
+        "block tok",
+        *(f"BM25 R@{k}" for k in KS),
+    ]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for category, row in report.items():
+        cells = [
+            category,
+            str(row["questions"]),
+            f"{row['extracted']:.3f}",
+            *(f"{row[f'recall@{k}']:.3f}" for k in KS),
+            f"{row['blockRecall']:.3f}",
+            f"{row['blockTokens']:.0f}",
+            *(f"{row[f'baseline@{k}']:.3f}" for k in KS),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
