@@ -384,3 +384,22 @@ def test_rule_provider_feeds_assembly_core_lines_and_compact_rules(
     )
     assert "## 技能: 常驻要点" in result.text and "## 技能: 相关规则" in result.text
     assert "当前告警阈值" in result.text
+
+
+def test_cached_rules_follow_overrides_from_another_handle(tmp_path: Path) -> None:
+    """A reader's cached rule set is dropped when another handle on the same file changes a rule."""
+    config = load_config({"skills": {"include": ["*/SKILL.md"]}})
+    write_skill(tmp_path / "skills", "- Always cite the source.\n- 必须注明数据来源。\n")
+    reader = SQLiteMemoryStore(tmp_path / "m.sqlite")
+    writer = SQLiteMemoryStore(tmp_path / "m.sqlite")
+    try:
+        ingest_skills(writer, config, tmp_path / "skills")
+        assert len(effective_rules(reader)) == 2
+        target = effective_rules(reader)[0]
+        set_rule_override(writer, target.id, active=False)
+        assert [r.text for r in effective_rules(reader)] == ["必须注明数据来源。"]
+        set_skill_enabled(writer, "notes", False)
+        assert effective_rules(reader) == []
+    finally:
+        reader.close()
+        writer.close()
