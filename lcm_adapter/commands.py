@@ -1,7 +1,8 @@
 """The `memory` command a host exposes: status, explain, inspect, search, export, purge.
 
-Text is rendered here from data the core returns; nothing here re-derives memory.
-Every answer is one `CommandResult`; bad input gets a one-line usage message.
+This module parses the command line and does export and purge; the text of the other
+answers is laid out in `memory_text` from the core's reports. Every answer is one
+`CommandResult`; bad input gets a one-line usage message.
 """
 
 from __future__ import annotations
@@ -11,14 +12,10 @@ import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
-from lcm_core.assembly_log import explain
-from lcm_core.assembly_log import explain_text as render_explain
-from lcm_core.config import budget_tokens
+from lcm_adapter.memory_text import explain_text, inspect_text, search_text, status_text
 from lcm_core.models import TABLES
-from lcm_core.query import query_signals, search_terms
-from lcm_core.retrieval import inspect_item, rank_items
 
 if TYPE_CHECKING:
     from lcm_adapter.runtime import MemoryRuntime
@@ -165,111 +162,3 @@ _HANDLERS: Final[dict[str, Handler]] = {
 def names() -> Sequence[str]:
     """The subcommands, for help text."""
     return tuple(_HANDLERS)
-
-
-def render_pairs(pairs: Sequence[tuple[str, Any]]) -> str:
-    """Aligned `key  value` lines."""
-    width = max((len(k) for k, _ in pairs), default=0)
-    return "\n".join(f"{k.ljust(width)}  {v}" for k, v in pairs)
-
-
-# --- text of each answer ------------------------------------------------------------
-# Data comes from the core; only the layout is decided here.
-
-
-def status_text(runtime: MemoryRuntime, session_id: str) -> str:
-    """Counts, cursors, budget, the latest assembly and this process's error counters."""
-    store = runtime.store
-    counts = store.stats(session_id)
-    checkpoint = store.get_checkpoint(session_id)
-    latest = explain(store, session_id)
-    stats = runtime.stats
-    pairs: list[tuple[str, Any]] = [
-        ("session", session_id),
-        ("database", store.url),
-        ("events", counts.get("events", 0)),
-        ("memory items", counts.get("memory_items", 0)),
-        ("rules", counts.get("rules", 0)),
-        (
-            "cursors",
-            f"event {checkpoint.last_event_seq}, extract {checkpoint.last_extract_seq}, "
-            f"assembly {checkpoint.last_assembly_seq}",
-        ),
-        ("budget", f"{budget_tokens(runtime.config)} tokens"),
-        (
-            "latest assembly",
-            "none"
-            if latest is None
-            else f"turn {latest.turn} step {latest.step}, "
-            f"{'injected' if latest.injected else 'not injected'}, "
-            f"{latest.used_tokens} tokens"
-            + (f", error: {latest.errors[0]}" if latest.errors else ""),
-        ),
-        (
-            "this process",
-            f"{stats.events} events, {stats.injected}/{stats.pre_steps} steps injected, "
-            f"{stats.denials} denials, {stats.host_skips} skips",
-        ),
-        (
-            "errors",
-            f"capture {stats.capture_errors}, extraction {stats.extraction_errors}, "
-            f"validation {stats.validation_errors}, pre-step {stats.pre_step_errors}, "
-            f"pre-tool {stats.pre_tool_errors}, command {stats.command_errors}",
-        ),
-    ]
-    if stats.last_error:
-        pairs.append(("last error", stats.last_error))
-    if stats.last_skip:
-        pairs.append(("last skip", stats.last_skip))
-    pairs.extend(("config warning", w) for w in runtime.config.warnings)
-    return "long-conversation-memory status\n" + render_pairs(pairs)
-
-
-def explain_text(runtime: MemoryRuntime, session_id: str) -> str:
-    """The latest logged assembly of the session, as it was recorded."""
-    log = explain(runtime.store, session_id)
-    if log is None:
-        return f"no assembly has been logged for session {session_id} yet"
-    return render_explain(log)
-
-
-def inspect_text(runtime: MemoryRuntime, item_id: str) -> str | None:
-    """One item with its sources, links and lifecycle; None for an unknown id."""
-    found = inspect_item(runtime.store, item_id)
-    if found is None:
-        return None
-    item = found.item
-    lines = [
-        f"{item.id}  [{item.kind}, {item.evidence_type}, {item.status}]",
-        f"  {item.content}",
-    ]
-    if item.conditions:
-        lines.append("  conditions: " + "; ".join(item.conditions))
-    for source in found.sources:
-        lines.append(f"  source {source.ref}: {source.text[:200]}")
-    if found.superseded_by is not None:
-        lines.append(f"  superseded by {found.superseded_by.id}: {found.superseded_by.content}")
-    lines.extend(f"  supersedes {old.id}: {old.content}" for old in found.supersedes)
-    lines.extend(f"  {row.at} {row.event} by {row.actor}" for row in found.lifecycle)
-    return "\n".join(lines)
-
-
-def search_text(runtime: MemoryRuntime, session_id: str, query: str, limit: int) -> str:
-    """Ranked memory items for the words, then matching raw events."""
-    store = runtime.store
-    signals = query_signals(query)
-    ranking = rank_items(store, session_id, signals, runtime.config)
-    lines = [f"memory items for {query!r}:"]
-    lines.extend(
-        f"  {r.score:.3f}  {r.item.id}  [{r.item.kind}] {r.item.content[:160]}"
-        for r in ranking.selected[:limit]
-    )
-    if not ranking.selected:
-        lines.append("  (none)")
-    terms = search_terms(signals)
-    hits = store.search_events(session_id, terms, limit=limit) if terms else []
-    lines.append("events:")
-    lines.extend(f"  seq:{h.event.seq}  {h.event.type}  {h.event.text[:160]}" for h in hits)
-    if not hits:
-        lines.append("  (none)")
-    return "\n".join(lines)

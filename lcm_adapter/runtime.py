@@ -9,6 +9,7 @@ change there.
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,8 +24,11 @@ from lcm_core.capture import CaptureReport, capture_batch, capture_event
 from lcm_core.config import Config, load_config
 from lcm_core.models import AssemblyLog
 from lcm_core.ports import MemoryStore
+from lcm_core.preconditions import check_preconditions
 from lcm_core.registry import open_store
+from lcm_core.skill_ingest import ingest_skills
 from lcm_core.step import StepMessage
+from lcm_core.validation import pending_repair_reminder, run_validation
 
 SOURCE_KIND: Final = "long-conversation-memory"
 SOURCE_FORM: Final = "snapshot"
@@ -68,6 +72,9 @@ class MemoryRuntime:
     store: MemoryStore
     config: Config
     stats: RuntimeStats = field(default_factory=RuntimeStats)
+    # The host's working folder: relative paths in tool calls and validation scripts
+    # resolve against it. None means this process's working folder.
+    cwd: str | None = None
     closed: bool = False
 
     @classmethod
@@ -124,7 +131,7 @@ class MemoryRuntime:
                 self._note_error(f"extraction: {exc!r}")
         if validate if validate is not None else event_type == "assistant/message":
             try:
-                _call_validation(self.store, session_id, self.config)
+                _call_validation(self.store, session_id, self.config, self.cwd)
             except Exception as exc:
                 self.stats.validation_errors += 1
                 self._note_error(f"validation: {exc!r}")
@@ -155,19 +162,22 @@ class MemoryRuntime:
         if result.errors:
             self.stats.pre_step_errors += 1
             self._note_error(f"pre-step: {result.errors[0]}")
-        if not result.injected or not result.text:
+        reminder = _call_repair_reminder(self.store, session_id, self.config)
+        memory_text = result.text if result.injected else ""
+        if not memory_text and not reminder:
             return None
+        # A pending repair reminder rides in the same message as its own text block, so
+        # the logged assembly (and its hash) stays exactly what assembly produced.
+        blocks = [text for text in (memory_text, reminder) if text]
+        sections = [_section_ref(section) for section in result.sections] if memory_text else []
+        if reminder:
+            sections.append({"name": "repair", "text": "validation repair reminder", "refs": []})
+        key = "\n".join((session_id, str(turn), str(step), *blocks))
         message = {
-            "id": str(
-                uuid.uuid5(_MESSAGE_NAMESPACE, f"{session_id}\n{turn}\n{step}\n{result.text}")
-            ),
+            "id": str(uuid.uuid5(_MESSAGE_NAMESPACE, key)),
             "role": "user",
-            "content": [{"type": "text", "text": result.text}],
-            "source": {
-                "kind": SOURCE_KIND,
-                "form": SOURCE_FORM,
-                "sections": [_section_ref(section) for section in result.sections],
-            },
+            "content": [{"type": "text", "text": text} for text in blocks],
+            "source": {"kind": SOURCE_KIND, "form": SOURCE_FORM, "sections": sections},
         }
         self.stats.injected += 1
         return message
@@ -204,18 +214,34 @@ class MemoryRuntime:
             self._note_error(f"assembly log: {exc!r}")
 
     # --- pre-tool --------------------------------------------------------------
-    def pre_tool(self, session_id: str, tool: str, args: Any) -> dict[str, str]:
+    def pre_tool(
+        self, session_id: str, tool: str, args: Any, *, cwd: str | None = None
+    ) -> dict[str, str]:
         """`{"kind": "allow"}`, or `{"kind": "deny", "reason": ...}` from a precondition."""
         try:
-            reason = _call_preconditions(self.store, session_id, tool, args, self.config)
+            reason, problems = _call_preconditions(
+                self.store, session_id, tool, args, self.config, cwd or self.cwd
+            )
         except Exception as exc:
             self.stats.pre_tool_errors += 1
             self._note_error(f"pre-tool: {exc!r}")
             return dict(ALLOW)  # a broken check must not stop the user's tools
+        if problems:
+            self._note_error(f"preconditions: {problems[0]}")
         if reason is None:
             return dict(ALLOW)
         self.stats.denials += 1
         return {"kind": "deny", "reason": reason}
+
+    # --- skills ------------------------------------------------------------------
+    def refresh_skills(self, base_dir: str | None = None) -> None:
+        """Ingest the SKILL.md files `skills.include` selects (nothing when it is empty)."""
+        if not self.config.get("skills.include"):
+            return
+        try:
+            _call_skill_ingest(self.store, self.config, base_dir or self.cwd or os.getcwd())
+        except Exception as exc:
+            self._note_error(f"skills: {exc!r}")
 
     # --- commands --------------------------------------------------------------
     def command(self, session_id: str, argv: Sequence[str]) -> str:
@@ -263,22 +289,28 @@ def _event_type(event: Any) -> str | None:
 
 
 # --- the core features other modules provide -------------------------------------------
-# Modules that have not landed yet are optional imports; each becomes a plain import
-# (and its `_call_*` body one line) once it exists.
+# Each call site is one small function, so a change of a core API is a one-line edit.
 
-try:
-    from lcm_core.extraction import run_extraction as _run_extraction
-except ImportError:  # pragma: no cover - until extraction lands
-    _run_extraction = None
+try:  # extraction is written alongside; until its module lands, nothing is extracted
+    from lcm_core.extraction import run_extraction
+except ImportError:  # pragma: no cover
+    run_extraction = None
 
 
 def _call_extraction(store: MemoryStore, session_id: str, config: Config) -> None:
-    if _run_extraction is not None:
-        _run_extraction(store, session_id, config)
+    if run_extraction is None:  # pragma: no cover
+        return
+    report = run_extraction(store, session_id, config)
+    if report.errors:  # failed events are queued for retry; count the run as an error
+        raise RuntimeError(report.errors[0])
 
 
-def _call_validation(store: MemoryStore, session_id: str, config: Config) -> None:
-    return None
+def _call_validation(store: MemoryStore, session_id: str, config: Config, cwd: str | None) -> None:
+    run_validation(store, session_id, config, base_dir=cwd)
+
+
+def _call_repair_reminder(store: MemoryStore, session_id: str, config: Config) -> str | None:
+    return pending_repair_reminder(store, session_id, config)
 
 
 def _call_assembly(
@@ -291,11 +323,22 @@ def _call_assembly(
     token_meter: Any,
 ) -> AssemblyResult:
     return assemble_and_log(
-        store, session_id, messages, config, turn=turn, step=step, token_meter=token_meter
+        store,
+        session_id,
+        messages,
+        config,
+        turn=turn,
+        step=step,
+        token_meter=token_meter,
     )
 
 
 def _call_preconditions(
-    store: MemoryStore, session_id: str, tool: str, args: Any, config: Config
-) -> str | None:
-    return None
+    store: MemoryStore, session_id: str, tool: str, args: Any, config: Config, cwd: str | None
+) -> tuple[str | None, tuple[str, ...]]:
+    decision = check_preconditions(config, tool, args, base_dir=cwd)
+    return (None if decision.allow else decision.to_host()["reason"]), decision.errors
+
+
+def _call_skill_ingest(store: MemoryStore, config: Config, base_dir: str) -> None:
+    ingest_skills(store, config, base_dir)

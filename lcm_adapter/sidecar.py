@@ -6,9 +6,9 @@ bookkeeping, never answered, so the host never waits on them. Because one loop r
 stdin in order, an event sent before a pre-step is stored before that pre-step runs.
 
 Methods:
-  initialize {settings?}                      -> {name, version, db, schema, pid, warnings}
+  initialize {settings?, cwd?}                -> {name, version, db, schema, pid, warnings}
   preStep {sessionId, messages, turn, step, visibleSeqs?} -> {message | null}
-  preTool {sessionId, tool, args}             -> {kind: allow} | {kind: deny, reason}
+  preTool {sessionId, tool, args, cwd?}       -> {kind: allow} | {kind: deny, reason}
   command {sessionId, input | argv}           -> {ok, text}
   ping                                        -> {ok, stats}
   shutdown                                    -> {} and the process exits
@@ -144,12 +144,18 @@ class Sidecar:
         settings = params.get("settings")
         if settings is not None and not isinstance(settings, dict):
             raise ParamsError("settings must be an object")
+        cwd = params.get("cwd")
+        if cwd is not None and not isinstance(cwd, str):
+            raise ParamsError("cwd must be a string")
         if self._runtime is None:
             self._settings = settings
             self._open_error = None
         elif settings is not None:
             self._runtime.config = load_config(settings)
         runtime = self.runtime()
+        if runtime is not None:
+            runtime.cwd = cwd or runtime.cwd
+            runtime.refresh_skills()
         return {
             "name": SERVER_NAME,
             "version": _version(),
@@ -178,10 +184,13 @@ class Sidecar:
     def pre_tool(self, params: Mapping[str, Any]) -> dict[str, Any]:
         session_id = _text(params, "sessionId")
         tool = _text(params, "tool")
+        cwd = params.get("cwd")
         runtime = self.runtime()
         if runtime is None:
             return {"kind": "allow"}
-        return runtime.pre_tool(session_id, tool, params.get("args"))
+        return runtime.pre_tool(
+            session_id, tool, params.get("args"), cwd=cwd if isinstance(cwd, str) else None
+        )
 
     def command(self, params: Mapping[str, Any]) -> dict[str, Any]:
         session_id = _text(params, "sessionId")

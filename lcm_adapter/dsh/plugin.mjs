@@ -50,6 +50,16 @@ function visibleSeqs(agent) {
   return undefined
 }
 
+// The session's working folder, for relative paths in tool calls.
+function sessionCwd(agent) {
+  try {
+    const cwd = agent?.session?.header?.cwd
+    return typeof cwd === 'string' && cwd ? cwd : undefined
+  } catch {
+    return undefined
+  }
+}
+
 function sessionEvents(agent) {
   try {
     const events = agent?.session?.events
@@ -105,7 +115,12 @@ class Sidecar {
       this.stderrTail.push(line)
       if (this.stderrTail.length > STDERR_TAIL) this.stderrTail.shift()
     })
-    this.write({ jsonrpc: '2.0', id: this.nextId++, method: 'initialize', params: { settings: this.spec.settings } })
+    this.write({
+      jsonrpc: '2.0',
+      id: this.nextId++,
+      method: 'initialize',
+      params: { settings: this.spec.settings, cwd: process.cwd() },
+    })
     return true
   }
 
@@ -296,7 +311,7 @@ export function apply(ctx, config = {}) {
       if (!sessionId || !sidecar.alive()) return decision
       const answer = await sidecar.request(
         'preTool',
-        { sessionId, tool: exec.name, args: exec.arguments ?? null },
+        { sessionId, tool: exec.name, args: exec.arguments ?? null, cwd: sessionCwd(exec.agent) },
         deadlineMs,
         exec.signal,
       )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -27,13 +28,15 @@ def test_status_reports_counts_and_cursors(rt: MemoryRuntime) -> None:
     """Status names the session, the event count, the cursors and the error counters."""
     result = rt.command_result(SID, ["status"])
     assert result.ok
-    assert SID in result.text and "events           16" in result.text
+    assert SID in result.text and re.search(r"^events +16$", result.text, re.M)
     assert "cursors" in result.text and "errors" in result.text
 
 
 def test_a_leading_memory_word_and_no_subcommand_mean_status(rt: MemoryRuntime) -> None:
     """`memory` alone is `memory status`; the word `memory` itself may lead."""
-    assert rt.command(SID, []) == rt.command(SID, ["memory", "status"]) == rt.command(SID, ["status"])
+    assert (
+        rt.command(SID, []) == rt.command(SID, ["memory", "status"]) == rt.command(SID, ["status"])
+    )
 
 
 def test_unknown_subcommand_gives_usage(rt: MemoryRuntime) -> None:
@@ -57,7 +60,9 @@ def test_search_finds_chinese_and_english_events(rt: MemoryRuntime) -> None:
 
 def test_inspect_shows_an_item_and_refuses_unknown_ids(rt: MemoryRuntime) -> None:
     """Inspect prints the item with its kind and content; an unknown id is an error."""
-    item, _ = rt.store.insert_item(make_item(SID, "不要使用 Redis", kind="constraint", source_refs=("seq:1",)))
+    item, _ = rt.store.insert_item(
+        make_item(SID, "不要使用 Redis", kind="constraint", source_refs=("seq:1",))
+    )
     text = rt.command(SID, ["inspect", item.id])
     assert item.id in text and "constraint" in text and "不要使用 Redis" in text
     assert "source seq:1" in text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -166,7 +167,7 @@ def test_process_answers_in_order_and_exits_on_eof(tmp_path: Path) -> None:
     send(proc, b"garbage\n", call(2, "command", sessionId=SID, input="status"), call(3, "ping"))
     answers = [read_answer(proc) for _ in range(4)]
     assert [a.get("id") for a in answers] == [1, None, 2, 3]
-    assert "events           16" in answers[2]["result"]["text"]
+    assert re.search(r"^events +16$", answers[2]["result"]["text"], re.M)
     assert answers[3]["result"]["stats"]["events"] == 16
     assert proc.stdin is not None
     proc.stdin.close()

@@ -29,6 +29,8 @@ for (const step of JSON.parse(readFileSync(scriptPath, 'utf8'))) {
     session.events.push(step.event)
     if (step.event.surfaceOp) session.surface.nodes.push(step.event.seq)
     listeners.get('session/event')(session, step.event)
+  } else if (step.op === 'surface') {
+    session.surface.nodes = step.nodes // what a compaction leaves on screen
   } else if (step.op === 'pre-step') {
     const controller = new AbortController()
     if (step.aborted) controller.abort()
