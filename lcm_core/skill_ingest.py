@@ -100,7 +100,8 @@ def discover_skill_files(
     for pattern in include:
         if not isinstance(pattern, str) or not pattern.strip():
             continue
-        for match in glob.glob(pattern, root_dir=base, recursive=True):
+        # `~` is the user's home; hidden folders match only when the pattern names them.
+        for match in glob.glob(os.path.expanduser(pattern), root_dir=base, recursive=True):
             path = Path(match) if os.path.isabs(match) else base / match
             if path.is_dir():
                 path = path / "SKILL.md"
