@@ -36,15 +36,17 @@ def _render(data: dict[str, Any]) -> str:
     ]
     # The block is printed verbatim: never wrapped, cropped or parsed for markup.
     pieces = [render.to_text(*intro), data["block"] or "(nothing injected)"]
-    if data["explain"] is not None:
+    if data["explain"]["assembly"] is not None:
         pieces.append(
             render.to_text(
                 Rule("explain: what went in, and what was left out and why", align="left"),
-                *render.explain_view(data["explain"]),
+                *render.explain_view(data["explain"]["assembly"], data["explain"]["ref_text"]),
                 Rule(style="dim"),
             )
         )
-    pieces.append(f"Explore it: lcm --db {data['db']} status | explain | search 端口 | inspect ID")
+    pieces.append(
+        f"Explore it: lcm --db {data['db']} status | explain | search 批大小 | inspect ID"
+    )
     return "\n".join(pieces)
 
 

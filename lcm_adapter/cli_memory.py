@@ -43,44 +43,52 @@ def status(ctx: click.Context, session: str | None, as_json: bool) -> None:
 def _render_status(data: dict[str, Any]) -> str:
     cp = data["checkpoint"]
     counts = data["counts"]
+    items = data["items_by_status"]
     latest = data["latest_assembly"]
-    comp = data["compaction"]
+    comp = data["compatibility"]
+    skills = data["skills"]
+    check = data["validation"]
     rows: list[tuple[str, Any]] = [
-        ("session", data["session"]),
+        ("session", data["session_id"]),
         ("database", data["database"]),
         ("schema", f"v{data['schema_version']}"),
         ("events", counts.get("events", 0)),
-        (
-            "memory items",
-            f"{data['items']['active']} active, {data['items']['superseded']} superseded, "
-            f"{data['items']['disputed']} disputed, {data['items']['retracted']} retracted",
-        ),
-        ("rules", counts.get("rules", 0)),
+        ("memory items", ", ".join(f"{n} {status}" for status, n in items.items())),
         (
             "cursors",
             f"event {cp['last_event_seq']}, extract {cp['last_extract_seq']}, "
             f"assembly {cp['last_assembly_seq']}",
         ),
-        ("pending", f"{data['pending_extraction']} events waiting for extraction retry"),
+        ("pending", f"{data['pending_extraction']} events waiting for an extraction retry"),
         ("budget", f"{data['budget_tokens']} tokens"),
         (
             "latest assembly",
             "none"
             if latest is None
-            else f"#{latest['id']} turn {latest['turn']} step {latest['step']}, "
+            else f"turn {latest['turn']} step {latest['step']}, "
             f"{'injected' if latest['injected'] else 'not injected'}, "
-            f"{latest['used_tokens']}/{latest['budget_tokens']} tokens"
+            f"{latest['used_tokens']}/{latest['budget_tokens']} tokens ({latest['trigger']})"
             + (f", error: {latest['errors'][0]}" if latest["errors"] else ""),
         ),
         (
             "compaction",
-            f"policy {comp['policy']}, "
-            + (f"last seen at seq:{comp['lastSeq']}" if comp["detected"] else "none seen"),
+            f"configured {comp['configured_policy']}, detected {comp['detected_policy']}, "
+            f"in effect {comp['effective_policy']}",
+        ),
+        (
+            "skills",
+            f"{skills['enabled']}/{skills['skills']} enabled, {skills['rules_active']} active "
+            f"rules, {skills['overrides']} overrides",
+        ),
+        (
+            "validation",
+            f"{check['checks_configured']} checks, {check['preconditions_configured']} "
+            f"preconditions, repairs {check['repair_attempts']}/{check['max_repair_attempts']}",
         ),
     ]
-    rows.extend(
-        ("malformed skill", f"{m['path']}: {m['reason']}") for m in data["malformed_skills"]
-    )
+    rows.extend(("note", note) for note in comp["notes"])
+    rows.extend(("cannot observe", what) for what in comp["unobservable"])
+    rows.extend(("malformed skill", f"{m['path']}: {m['reason']}") for m in skills["malformed"])
     rows.extend(("config warning", w) for w in data["config_warnings"])
     return render.to_text(render.pairs(rows, title="long-conversation-memory status"))
 
@@ -93,13 +101,24 @@ def explain(ctx: click.Context, session: str | None, as_json: bool) -> None:
     """The latest logged assembly: a budget bar per section, and what was left out and why."""
     with opened_store(ctx) as store:
         session_id = resolve_session(store, session)
-        data = explain_data(store, session_id)
+        data = explain_data(store, session_id, state(ctx).config())
     if data is None:
         fail(
             f"no assembly logged for session {session_id} yet "
-            f"(try `lcm assemble --session {session_id}` for a dry run)"
+            f"(`lcm assemble --session {session_id}` shows a dry run)"
         )
-    emit(as_json, data, lambda d: render.to_text(*render.explain_view(d)))
+    emit(as_json, data, _render_explain)
+
+
+def _render_explain(data: dict[str, Any]) -> str:
+    parts: list[Any] = []
+    if data["assembly"] is not None:
+        parts.extend(render.explain_view(data["assembly"], data.get("ref_text")))
+    if data["validation"] is not None:
+        parts.extend(render.validation_view(data["validation"]))
+    if data["pending_repair"]:
+        parts.append(f"pending repair reminder:\n{data['pending_repair']}")
+    return render.to_text(*parts)
 
 
 @click.command()
@@ -107,29 +126,45 @@ def explain(ctx: click.Context, session: str | None, as_json: bool) -> None:
 @json_option
 @click.pass_context
 def inspect(ctx: click.Context, item_id: str, as_json: bool) -> None:
-    """One memory item (or rule) with its sources, links and lifecycle."""
+    """One memory item, rule or skill: sources, links, lifecycle, overrides, versions."""
     with opened_store(ctx) as store:
         data = inspect_data(store, item_id)
     if data is None:
-        fail(f"no memory item or rule {item_id!r} (find ids with `lcm search`)")
+        fail(f"no memory item, rule or skill {item_id!r} (find ids with `lcm search`)")
     emit(as_json, data, _render_inspect)
 
 
 def _render_inspect(data: dict[str, Any]) -> str:
-    if data["type"] == "rule":
-        rule = data["rule"]
+    if data["kind"] == "rule":
+        rule = data["effective"]
         rows = [
             ("rule", rule["id"]),
             ("skill", rule["skill_name"]),
             ("text", rule["text"]),
             ("category", rule["category"]),
-            ("active", rule["active"]),
+            ("active", "yes" if rule["active"] else "no"),
             ("source", f"{rule['source_path']}:{rule['source_line']}"),
             ("scope", json.dumps(rule["scope"], ensure_ascii=False, sort_keys=True)),
             ("override", _override_text(data["override"])),
         ]
         return render.to_text(render.pairs(rows))
-    item = data["item"]
+    if data["kind"] == "skill":
+        skill = data["skill"]
+        rows = [
+            ("skill", skill["name"]),
+            ("path", skill["path"]),
+            ("version", skill["version"]),
+            ("enabled", "yes" if skill["enabled"] else "no"),
+            ("description", skill["description"]),
+        ]
+        versions = render.table(
+            ("version", "hash", "created"),
+            ((v["version"], v["content_hash"][:12], v["created_at"]) for v in data["versions"]),
+            title="versions",
+        )
+        return render.to_text(render.pairs(rows), versions)
+    found = data["item"]
+    item = found["item"]
     rows = [
         ("item", item["id"]),
         ("kind", f"{item['kind']} ({item['evidence_type']}), {item['status']}"),
@@ -139,26 +174,32 @@ def _render_inspect(data: dict[str, Any]) -> str:
         rows.append(("conditions", "; ".join(item["conditions"])))
     if item["numbers"]:
         rows.append(("numbers", ", ".join(_number(n) for n in item["numbers"])))
-    if data["superseded_by"]:
-        new = data["superseded_by"]
+    if found["superseded_by"]:
+        new = found["superseded_by"]
         rows.append(("superseded by", f"{new['id']}: {new['content']}"))
-    rows.extend(("supersedes", f"{old['id']}: {old['content']}") for old in data["supersedes"])
-    parts: list[Any] = [render.pairs(rows)]
-    parts.append(
-        render.table(
-            ("source", "type", "text"),
-            ((s["ref"], s["type"] or "-", _clip(s["text"], 300)) for s in data["sources"]),
-            title="sources",
-        )
+    rows.extend(("supersedes", f"{old['id']}: {old['content']}") for old in found["supersedes"])
+    sources = render.table(
+        ("source", "type", "text"),
+        (
+            (s["ref"], (s["event"] or {}).get("type", "-"), _clip(s["text"], 300))
+            for s in found["sources"]
+        ),
+        title="sources",
     )
-    parts.append(
-        render.table(
-            ("at", "event", "actor", "detail"),
-            ((r["at"], r["event"], r["actor"], r["detail"] or "") for r in data["lifecycle"]),
-            title="lifecycle",
-        )
+    lifecycle = render.table(
+        ("at", "event", "actor", "detail"),
+        (
+            (
+                r["at"],
+                r["event"],
+                r["actor"],
+                json.dumps(r["detail"], ensure_ascii=False) if r["detail"] else "",
+            )
+            for r in found["lifecycle"]
+        ),
+        title="lifecycle",
     )
-    return render.to_text(*parts)
+    return render.to_text(render.pairs(rows), sources, lifecycle)
 
 
 def _override_text(override: dict[str, Any] | None) -> str:
@@ -241,9 +282,9 @@ def assemble(
 
 def _render_assemble(data: dict[str, Any]) -> str:
     block = data["text"] or "(no memory block: nothing would be injected)"
-    return "\n".join([block, "", render.to_text(*render.explain_view(data["explain"]))]).rstrip(
-        "\n"
-    )
+    return "\n".join(
+        [block, "", render.to_text(*render.explain_view(data["explain"], data["ref_text"]))]
+    ).rstrip("\n")
 
 
 def register(group: click.Group) -> None:

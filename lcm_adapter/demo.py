@@ -17,7 +17,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
-from lcm_core.assembly_log import explain, explain_dict
+from lcm_adapter.views import explain_data
 from lcm_core.config import Config
 
 DATA_PACKAGE: Final = "lcm_adapter.data"
@@ -105,7 +105,7 @@ def run_demo(db: str | None, config: Config) -> DemoResult:
             ingest_file(runtime, path, report)
             session_id, last_user, turn = next_step(path)
         message = runtime.pre_step(session_id, [last_user], turn, 1)
-        log = explain(runtime.store, session_id)
+        explained = explain_data(runtime.store, session_id, runtime.config)
         return DemoResult(
             db=url,
             session_id=session_id,
@@ -113,7 +113,7 @@ def run_demo(db: str | None, config: Config) -> DemoResult:
             inserted=report.inserted,
             issues=tuple(str(issue) for issue in report.issues),
             message=message,
-            explained=None if log is None else explain_dict(log),
+            explained=explained,
         )
     finally:
         runtime.close()

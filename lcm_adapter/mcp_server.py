@@ -5,15 +5,18 @@ Tools (each returns one JSON text; the keys are those of the CLI's `--json` outp
 - `memory_search {query, session?, limit?}` -> `{session, query, terms, items[], events[]}`;
   an item is `{id, kind, evidence_type, status, score, content, source_refs}`, an event
   `{seq, type, role, source_kind, score, text}`.
-- `memory_inspect {id}` -> `{type: "item", item, sources[], supersedes[], superseded_by,
-  lifecycle[]}` or `{type: "rule", rule, override}`.
-- `memory_explain {session?}` -> the latest logged assembly: `{id, sessionId, trigger, turn,
-  step, injected, budgetTokens, usedTokens, tokenSource, sections[], itemIds[],
-  omitted[], reasons[], errors[], ...}`.
-- `memory_status {session?}` -> `{session, database, schema_version, counts, items,
-  checkpoint, pending_extraction, budget_tokens, latest_assembly, compaction, ...}`.
+- `memory_inspect {id}` -> `{ref, kind: item|rule|skill, item: {item, sources[],
+  lifecycle[], supersedes[], superseded_by}, rule, override, effective, skill, versions[]}`.
+- `memory_explain {session?}` -> `{session_id, assembly, validation, pending_repair}`; an
+  assembly is `{id, trigger, turn, step, injected, budget_tokens, used_tokens,
+  token_source, sections[{name, title, entries, tokens, refs}], item_ids[],
+  omitted[{section, ref, reason}], reasons[], errors[], created_at, ...}`.
+- `memory_status {session?}` -> `{session_id, database, schema_version, counts,
+  items_by_status, checkpoint, pending_extraction, budget_tokens, latest_assembly,
+  compaction, compatibility, skills, validation, config_warnings}`.
 - `memory_assemble {session?, query?, budget?}` -> a dry-run pre-step, nothing logged:
-  `{session, injected, text, item_ids, evidence_refs, explain}`.
+  `{session, injected, text, item_ids, evidence_refs, explain}` (`explain` is an assembly
+  as above, without an id).
 
 `session` defaults to the most recent session. The database comes from `--db` or
 `LCM_DB` (DSH's MCP bridge strips `DSH_*` variables, so name it explicitly). Each call
@@ -37,6 +40,7 @@ from lcm_adapter.views import (
     status_data,
 )
 from lcm_core.config import Config
+from lcm_core.errors import StoreError
 from lcm_core.ports import MemoryStore
 from lcm_core.registry import open_store
 
@@ -64,7 +68,20 @@ def _server_class() -> Any:
         return FastMCP
 
 
-def _dump(data: Any) -> str:
+def _tool_error() -> type[Exception]:
+    try:
+        from mcp.server.mcpserver.exceptions import ToolError  # mcp 2.x
+    except ImportError:
+        from mcp.server.fastmcp.exceptions import ToolError  # mcp 1.x
+    return ToolError  # type: ignore[no-any-return]
+
+
+def _answer(body: Callable[[], Any]) -> str:
+    """The tool's JSON text; an expected failure becomes a tool error the client can read."""
+    try:
+        data = body()
+    except (ValueError, LookupError, StoreError) as exc:
+        raise _tool_error()(str(exc)) from exc
     return json.dumps(data, ensure_ascii=False, sort_keys=True, default=str)
 
 
@@ -100,7 +117,7 @@ class Tools:
     def explain(self, session: str | None = None) -> dict[str, Any]:
         def body(store: MemoryStore) -> dict[str, Any]:
             session_id = pick_session(store, session)
-            found = explain_data(store, session_id)
+            found = explain_data(store, session_id, self.config)
             if found is None:
                 raise ValueError(f"no assembly logged for session {session_id} yet")
             return found
@@ -136,38 +153,40 @@ def build_server(db_url: str, config: Config) -> Any:
         session: Session = None,
         limit: Annotated[int, Field(ge=1, le=100, description="Most results per list.")] = 10,
     ) -> str:
-        return _dump(tools.search(query, session, limit))
+        return _answer(lambda: tools.search(query, session, limit))
 
     @server.tool(
         name="memory_inspect",
         description="One memory item with its verbatim sources, supersession links and "
-        "lifecycle, or one skill rule with its override. Returns JSON {type: 'item', item, "
-        "sources[], supersedes[], superseded_by, lifecycle[]} or {type: 'rule', rule, override}.",
+        "lifecycle; or a skill rule with its override; or a skill with its versions. Returns "
+        "JSON {ref, kind: 'item'|'rule'|'skill', item: {item, sources[], lifecycle[], "
+        "supersedes[], superseded_by}, rule, override, effective, skill, versions[]}.",
     )
     def memory_inspect(
         id: Annotated[str, Field(description="A memory item id (mem_...) or a rule id.")],
     ) -> str:
-        return _dump(tools.inspect(id))
+        return _answer(lambda: tools.inspect(id))
 
     @server.tool(
         name="memory_explain",
-        description="The latest logged assembly of a session: token use per section, the "
-        "ids included, and every entry left out with its reason. Returns JSON {id, trigger, "
-        "turn, step, injected, budgetTokens, usedTokens, tokenSource, sections[], itemIds[], "
-        "omitted[{section, ref, reason}], reasons[], errors[]}.",
+        description="The latest logged assembly and validation run of a session: token use "
+        "per section, the ids included, and every entry left out with its reason. Returns JSON "
+        "{session_id, assembly: {id, trigger, turn, step, injected, budget_tokens, used_tokens, "
+        "token_source, sections[{name, entries, tokens, refs}], item_ids[], omitted[{section, "
+        "ref, reason}], reasons[], errors[]}, validation, pending_repair}.",
     )
     def memory_explain(session: Session = None) -> str:
-        return _dump(tools.explain(session))
+        return _answer(lambda: tools.explain(session))
 
     @server.tool(
         name="memory_status",
-        description="Counts, cursors, budget, latest assembly and compaction state of a "
-        "session. Returns JSON {session, database, schema_version, counts, items, checkpoint, "
-        "pending_extraction, budget_tokens, latest_assembly, compaction, malformed_skills, "
-        "config_warnings}.",
+        description="Counts, cursors, budget, latest assembly, compaction and what the host "
+        "does not let us observe, for a session. Returns JSON {session_id, database, "
+        "schema_version, counts, items_by_status, checkpoint, pending_extraction, budget_tokens, "
+        "latest_assembly, compaction, compatibility, skills, validation, config_warnings}.",
     )
     def memory_status(session: Session = None) -> str:
-        return _dump(tools.status(session))
+        return _answer(lambda: tools.status(session))
 
     @server.tool(
         name="memory_assemble",
@@ -184,7 +203,7 @@ def build_server(db_url: str, config: Config) -> Any:
             int | None, Field(ge=50, le=200_000, description="Token budget of the block.")
         ] = None,
     ) -> str:
-        return _dump(tools.assemble(session, query, budget))
+        return _answer(lambda: tools.assemble(session, query, budget))
 
     return server
 

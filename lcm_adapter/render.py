@@ -106,19 +106,15 @@ def bar(used: int, budget: int, cells: int = BAR_CELLS) -> Text:
     return text
 
 
-def budget_table(explained: Mapping[str, Any]) -> Table:
+def budget_table(log: Mapping[str, Any]) -> Table:
     """One row per section of an assembly: entries, tokens and a bar against the budget."""
-    budget = int(explained.get("budgetTokens") or 0)
+    budget = int(log.get("budget_tokens") or 0)
     out = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
-    for name, justify in (
-        ("section", "left"),
-        ("entries", "right"),
-        ("tokens", "right"),
-        ("share of budget", "left"),
-    ):
-        out.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
-    sections = list(explained.get("sections") or [])
-    for section in sections:
+    out.add_column("section", no_wrap=True)
+    out.add_column("entries", justify="right", no_wrap=True)
+    out.add_column("tokens", justify="right", no_wrap=True)
+    out.add_column("share of the budget", no_wrap=True)
+    for section in log.get("sections") or []:
         tokens = int(section.get("tokens") or 0)
         out.add_row(
             str(section.get("name", "")),
@@ -126,42 +122,87 @@ def budget_table(explained: Mapping[str, Any]) -> Table:
             str(tokens),
             bar(tokens, budget),
         )
-    used = int(explained.get("usedTokens") or 0)
+    used = int(log.get("used_tokens") or 0)
     out.add_row(Text("total", style="bold"), "", f"{used}/{budget}", bar(used, budget))
     return out
 
 
-def explain_view(explained: Mapping[str, Any]) -> list[RenderableType]:
-    """The readable `explain`: headline, budget bars, what was left out and why, errors."""
+def explain_view(
+    log: Mapping[str, Any], ref_text: Mapping[str, str] | None = None
+) -> list[RenderableType]:
+    """One assembly log (an `AssemblyLog` as a dict): headline, bars, omissions, errors.
+
+    `ref_text` gives a short text per ref, shown beside each omission.
+    """
+    ref_text = ref_text or {}
     words = [
-        "assembly" if explained.get("id") is None else f"assembly #{explained['id']}",
-        str(explained.get("trigger")),
+        "assembly" if log.get("id") is None else f"assembly #{log['id']}",
+        str(log.get("trigger")),
     ]
-    if explained.get("turn") is not None:
-        words.append(f"turn {explained['turn']} step {explained.get('step')}")
-    words.append("injected" if explained.get("injected") else "not injected")
+    if log.get("turn") is not None:
+        words.append(f"turn {log['turn']} step {log.get('step')}")
+    words.append("injected" if log.get("injected") else "not injected")
     words.append(
-        f"{explained.get('usedTokens')} of {explained.get('budgetTokens')} tokens "
-        f"({explained.get('tokenSource')})"
+        f"{log.get('used_tokens')} of {log.get('budget_tokens')} tokens ({log.get('token_source')})"
     )
-    head = Text(" · ".join(words), style="bold")
-    parts: list[RenderableType] = [head]
-    query = next((r for r in explained.get("reasons") or [] if r.get("kind") == "query"), None)
+    parts: list[RenderableType] = [Text(" · ".join(words), style="bold")]
+    reasons = list(log.get("reasons") or [])
+    query = next((r for r in reasons if r.get("kind") == "query"), None)
     if query and query.get("text"):
         parts.append(Text(f"query: {query['text']}"))
-    skipped = [r for r in explained.get("reasons") or [] if r.get("kind") == "skipped"]
-    parts.extend(Text(f"skipped: {r.get('why')}", style="yellow") for r in skipped)
-    parts.append(budget_table(explained))
-    omitted = list(explained.get("omitted") or [])
+    parts.extend(
+        Text(f"skipped: {r.get('why')}", style="yellow")
+        for r in reasons
+        if r.get("kind") == "skipped"
+    )
+    parts.append(budget_table(log))
+    omitted = list(log.get("omitted") or [])
     if omitted:
         parts.append(
             table(
                 ("section", "ref", "why it was left out"),
-                ((o.get("section"), o.get("ref"), o.get("reason")) for o in omitted),
+                (
+                    (
+                        o.get("section"),
+                        o.get("ref"),
+                        f"{o.get('reason')}\n“{ref_text[o['ref']]}”"
+                        if o.get("ref") in ref_text
+                        else o.get("reason"),
+                    )
+                    for o in omitted
+                ),
                 title=f"left out ({len(omitted)})",
             )
         )
     else:
         parts.append(Text("left out: nothing"))
-    parts.extend(Text(f"error: {error}", style="red") for error in explained.get("errors") or [])
+    parts.extend(Text(f"error: {error}", style="red") for error in log.get("errors") or [])
+    return parts
+
+
+def validation_view(run: Mapping[str, Any]) -> list[RenderableType]:
+    """The latest validation run: outcome, counts, and each violation."""
+    state = "ok" if run.get("ok") else ("blocked" if run.get("blocked") else "violations")
+    head = Text(
+        f"validation of seq:{run.get('event_seq')} · {state} · {run.get('checked')} checked, "
+        f"{run.get('skipped')} skipped"
+        + ("" if run.get("deterministic") else " · non-deterministic"),
+        style="bold",
+    )
+    parts: list[RenderableType] = [head]
+    violations = list(run.get("violations") or [])
+    if violations:
+        parts.append(
+            table(
+                ("check", "detail"),
+                (
+                    (
+                        v.get("check") or v.get("type") or "-",
+                        v.get("message") or v.get("detail") or v,
+                    )
+                    for v in violations
+                ),
+            )
+        )
+    parts.extend(Text(f"error: {error}", style="red") for error in run.get("errors") or [])
     return parts

@@ -9,17 +9,17 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Final
 
+from lcm_core import diagnostics
 from lcm_core.assembly import assemble
-from lcm_core.assembly_log import explain, explain_dict, to_log
-from lcm_core.compaction import compaction_status
-from lcm_core.config import Config, budget_tokens, load_config
-from lcm_core.models import ITEM_STATUSES, MemoryItem
+from lcm_core.assembly_log import to_log
+from lcm_core.config import Config, load_config
 from lcm_core.ports import MemoryStore
 from lcm_core.query import query_signals, search_terms
-from lcm_core.retrieval import inspect_item, rank_items
-from lcm_core.skills import apply_override, malformed_skills, rule_provider
+from lcm_core.retrieval import rank_items
+from lcm_core.skills import rule_provider
 
 DRY_RUN_TRIGGER: Final = "dry-run"
+REF_TEXT_CHARS: Final = 80
 
 
 class NoSessionError(LookupError):
@@ -40,100 +40,43 @@ def pick_session(store: MemoryStore, session: str | None) -> str:
     return sessions[0].session_id
 
 
-def item_dict(item: MemoryItem) -> dict[str, Any]:
-    """Every field of an item, tuples as lists."""
-    return dataclasses.asdict(item)
-
-
 def status_data(store: MemoryStore, session_id: str, config: Config) -> dict[str, Any]:
-    """Counts, cursors, budget, latest assembly, compaction and problems of one session."""
-    counts = store.stats(session_id)
-    checkpoint = store.get_checkpoint(session_id)
-    latest = explain(store, session_id)
-    items = {status: 0 for status in ITEM_STATUSES}
-    for item in store.list_items(session_id):
-        items[item.status] = items.get(item.status, 0) + 1
-    return {
-        "session": session_id,
-        "database": store.url,
-        "schema_version": store.schema_version(),
-        "counts": counts,
-        "items": items,
-        "checkpoint": {
-            "last_event_seq": checkpoint.last_event_seq,
-            "last_extract_seq": checkpoint.last_extract_seq,
-            "last_assembly_seq": checkpoint.last_assembly_seq,
-        },
-        "pending_extraction": len(store.list_pending(session_id)),
-        "budget_tokens": budget_tokens(config),
-        "latest_assembly": None
-        if latest is None
-        else {
-            "id": latest.id,
-            "created_at": latest.created_at,
-            "trigger": latest.trigger,
-            "turn": latest.turn,
-            "step": latest.step,
-            "injected": latest.injected,
-            "used_tokens": latest.used_tokens,
-            "budget_tokens": latest.budget_tokens,
-            "errors": list(latest.errors),
-        },
-        "compaction": compaction_status(
-            store, session_id, checkpoint.last_assembly_seq, config
-        ).to_dict(),
-        "malformed_skills": _malformed(store),
-        "config_warnings": list(config.warnings),
-    }
+    """The core's status report of one session (`lcm_core.diagnostics.status`)."""
+    return diagnostics.status(store, session_id, config).to_dict()
 
 
-def _malformed(store: MemoryStore) -> list[dict[str, Any]]:
-    return [{"path": m.path, "reason": m.reason, "line": m.line} for m in malformed_skills(store)]
+def explain_data(store: MemoryStore, session_id: str, config: Config) -> dict[str, Any] | None:
+    """The latest logged assembly and validation run, or None when nothing was logged."""
+    report = diagnostics.explain(store, session_id, config)
+    if report.assembly is None and report.validation is None:
+        return None
+    data = report.to_dict()
+    omitted = report.assembly.omitted if report.assembly is not None else ()
+    data["ref_text"] = ref_texts(store, session_id, [str(o.get("ref", "")) for o in omitted])
+    return data
 
 
-def explain_data(store: MemoryStore, session_id: str) -> dict[str, Any] | None:
-    """The latest logged assembly as the core's explain view, or None."""
-    log = explain(store, session_id)
-    return None if log is None else explain_dict(log)
+def ref_texts(store: MemoryStore, session_id: str, refs: list[str]) -> dict[str, str]:
+    """A short text for each item id or `seq:N` ref, so a person sees what a ref stands for."""
+    out: dict[str, str] = {}
+    for ref in dict.fromkeys(refs):
+        text: str | None = None
+        if ref.startswith("mem_"):
+            item = store.get_item(ref)
+            text = item.content if item is not None else None
+        elif ref.startswith("seq:") and ref[4:].isdigit():
+            event = store.get_event(session_id, int(ref[4:]))
+            text = f"{event.type}: {event.text}" if event is not None else None
+        if text:
+            flat = " ".join(text.split())
+            out[ref] = flat if len(flat) <= REF_TEXT_CHARS else flat[: REF_TEXT_CHARS - 1] + "…"
+    return out
 
 
 def inspect_data(store: MemoryStore, ref: str) -> dict[str, Any] | None:
-    """An item with sources, links and lifecycle; else a rule with its override; else None."""
-    found = inspect_item(store, ref)
-    if found is not None:
-        return {
-            "type": "item",
-            "item": item_dict(found.item),
-            "sources": [
-                {
-                    "ref": source.ref,
-                    "seq": source.event.seq if source.event else None,
-                    "type": source.event.type if source.event else None,
-                    "text": source.text,
-                }
-                for source in found.sources
-            ],
-            "supersedes": [item_dict(old) for old in found.supersedes],
-            "superseded_by": item_dict(found.superseded_by) if found.superseded_by else None,
-            "lifecycle": [
-                {"at": row.at, "event": row.event, "actor": row.actor, "detail": row.detail}
-                for row in found.lifecycle
-            ],
-        }
-    return _rule_data(store, ref)
-
-
-def _rule_data(store: MemoryStore, ref: str) -> dict[str, Any] | None:
-    rule = next((r for r in store.list_rules() if r.id == ref), None)
-    if rule is None:
-        return None
-    override = next((o for o in store.list_rule_overrides() if o.rule_id == ref), None)
-    return {
-        "type": "rule",
-        "rule": dataclasses.asdict(apply_override(rule, override)),
-        "parsed": dataclasses.asdict(rule),
-        "override": dataclasses.asdict(override) if override else None,
-    }
+    """An item, rule or skill with everything known about it; None for an unknown id."""
+    report = diagnostics.inspect(store, ref)
+    return None if report.kind == "missing" else report.to_dict()
 
 
 def search_data(
@@ -200,7 +143,8 @@ def assemble_dry_run(
     result = assemble(
         store, session_id, (), checked, query=query, rules=rule_provider, trigger=DRY_RUN_TRIGGER
     )
-    explained = explain_dict(to_log(result))
+    explained = dataclasses.asdict(to_log(result))
+    refs = [str(o.get("ref", "")) for o in explained["omitted"]]
     return {
         "session": session_id,
         "injected": result.injected,
@@ -208,4 +152,5 @@ def assemble_dry_run(
         "item_ids": list(result.item_ids),
         "evidence_refs": list(result.evidence_refs),
         "explain": explained,
+        "ref_text": ref_texts(store, session_id, refs),
     }
