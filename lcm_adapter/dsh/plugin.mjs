@@ -37,7 +37,9 @@ function sessionIdOf(agent) {
 }
 
 // The seqs of the messages the model will see, so the sidecar can read their text from
-// its own copy instead of receiving the whole surface on every step.
+// its own copy instead of receiving the whole surface on every step. Sent only with
+// `hideVisible: true`: by default the block restates what matters even while the
+// original message is still far up in the history.
 function visibleSeqs(agent) {
   try {
     const nodes = agent?.session?.surface?.nodes
@@ -225,6 +227,7 @@ class Sidecar {
 export function apply(ctx, config = {}) {
   const settings = config.settings && typeof config.settings === 'object' ? config.settings : {}
   const deadlineMs = clampDeadline(config.deadlineMs ?? settings?.host?.preStepDeadlineMs)
+  const hideVisible = config.hideVisible === true
   const commandTimeoutMs = Math.max(deadlineMs, Number(config.commandTimeoutMs) || DEFAULT_COMMAND_TIMEOUT_MS)
   // `command` (an argv list) replaces the default `<python> -m lcm_adapter.sidecar --db <db>`.
   const custom = Array.isArray(config.command) && config.command.length && config.command.every((a) => typeof a === 'string')
@@ -285,7 +288,13 @@ export function apply(ctx, config = {}) {
       }
       const answer = await sidecar.request(
         'preStep',
-        { sessionId, messages: decision.messages, turn, step, visibleSeqs: visibleSeqs(agent) },
+        {
+          sessionId,
+          messages: decision.messages,
+          turn,
+          step,
+          visibleSeqs: hideVisible ? visibleSeqs(agent) : undefined,
+        },
         deadlineMs,
         signal,
       )

@@ -69,7 +69,7 @@ def test_pre_step_appends_the_memory_message(tmp_path: Path) -> None:
 
     Only the last turn is on screen (as after a compaction), so the budget is recalled.
     """
-    config = {"python": sys.executable, "db": str(tmp_path / "m.sqlite")}
+    config = {"python": sys.executable, "db": str(tmp_path / "m.sqlite"), "hideVisible": True}
     script = [
         *events_ops(),
         {"op": "surface", "nodes": [13, 14]},
@@ -95,19 +95,35 @@ def test_pre_step_appends_the_memory_message(tmp_path: Path) -> None:
 
 
 def test_deadline_passes_and_the_reason_is_recorded(tmp_path: Path) -> None:
-    """A sidecar that never answers costs one deadline; the step goes on and a skip is sent."""
+    """A slow sidecar costs one deadline; the step goes on and the skip reaches the sidecar."""
+    log = tmp_path / "received.jsonl"
+    config = {**fake("slow", log), "deadlineMs": 50}
+    script = [
+        {"op": "pre-step", "turn": 1, "step": 1, "messages": ASK},
+        {"op": "command", "input": "status"},  # answered after the late preStep and the skip
+    ]
+    step, command = run(config, script, tmp_path)
+    assert step["result"] == {"kind": "enter", "messages": ASK}
+    assert "steps without memory 1" in command["result"]["text"]
+    skips = [m["params"] for m in received(log) if m["method"] == "skip"]
+    assert skips == [
+        {"sessionId": "plugin-会话", "turn": 1, "step": 1, "reason": "no answer within 50 ms"}
+    ]
+
+
+def test_unload_kills_the_sidecar(tmp_path: Path) -> None:
+    """The sidecar goes away when the plugin unloads, even one stuck in a call."""
     log = tmp_path / "received.jsonl"
     config = {**fake("hang", log), "deadlineMs": 50}
     script = [
+        {"op": "command", "input": "status"},  # the sidecar is up and has written its pid
         {"op": "pre-step", "turn": 1, "step": 1, "messages": ASK},
         {"op": "unload"},
         {"op": "wait-gone", "pidFile": str(log) + ".pids", "ms": 20000},
     ]
-    step, _, gone = run(config, script, tmp_path)
+    _, step, _, gone = run(config, script, tmp_path)
     assert step["result"] == {"kind": "enter", "messages": ASK}
     assert gone["gone"], "the sidecar outlived the plugin"
-    methods = [m["method"] for m in received(log)]
-    assert methods[:2] == ["initialize", "preStep"]
 
 
 def test_dead_sidecar_restarts_at_most_once_per_turn(tmp_path: Path) -> None:

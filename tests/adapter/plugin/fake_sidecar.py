@@ -17,6 +17,8 @@ for line in sys.stdin:
         continue
     if method == "preStep" and mode == "hang":
         time.sleep(60)
+    if method == "preStep" and mode == "slow":
+        time.sleep(1)  # answers long after any test deadline
     if method == "preStep" and mode == "die":
         sys.exit(3)
     result: dict = {}
