@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from lcm_adapter.cli_base import read_config_file
 from lcm_adapter.dsh import plugin_path
 from lcm_adapter.dsh.patch import (
     PatchError,
@@ -38,10 +39,13 @@ def _fail(message: str, code: int = EXIT_FAILURE) -> None:
 @click.command()
 @click.pass_context
 def serve(ctx: click.Context) -> None:
-    """Serve a host plugin: newline-delimited JSON-RPC on stdin/stdout."""
+    """Serve a host plugin: newline-delimited JSON-RPC on stdin/stdout.
+
+    Settings from `--config` are the defaults; a host's `initialize` settings replace them.
+    """
     from lcm_adapter.sidecar import main
 
-    sys.exit(main(ctx.obj["db"]))
+    sys.exit(main(ctx.obj["db"], read_config_file(getattr(ctx.obj, "config_path", None))))
 
 
 @click.group()
@@ -81,6 +85,7 @@ def install(
         python=python_exe or sys.executable,
         db=db,
         with_commands=with_commands,
+        settings=_settings(ctx),
     )
     try:
         target = patch_path(home, profile)
@@ -105,6 +110,15 @@ def install(
 
 def _default_home() -> Path:
     return dsh_home()
+
+
+def _settings(ctx: click.Context) -> dict[str, Any] | None:
+    """The settings of `lcm --config FILE`, checked the same way the sidecar will."""
+    path = getattr(ctx.obj, "config_path", None)
+    if not path:
+        return None
+    ctx.obj.config()  # reports bad values now, once, as one line each
+    return read_config_file(path)
 
 
 def _explicit_db(ctx: click.Context) -> str | None:
@@ -145,7 +159,7 @@ class _Progress:
 def ingest(ctx: click.Context, paths: tuple[Path, ...], as_json: bool, quiet: bool) -> None:
     """Backfill DSH session logs (files, session folders or a sessions tree), read-only."""
     try:
-        runtime = MemoryRuntime.open(ctx.obj["db"])
+        runtime = MemoryRuntime.open(ctx.obj["db"], ctx.obj.config())
     except StoreError as exc:
         _fail(str(exc))
         return

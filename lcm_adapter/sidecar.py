@@ -304,14 +304,17 @@ def _on_term(signum: int, frame: Any) -> None:
     raise SystemExit(0)  # unwinds through serve(), which closes the store
 
 
-def main(db: str | None = None) -> int:
-    """Serve on this process's stdio; the database is `db`, else `$LCM_DB`, else the default."""
+def main(db: str | None = None, settings: Mapping[str, Any] | None = None) -> int:
+    """Serve on this process's stdio; the database is `db`, else `$LCM_DB`, else the default.
+
+    `settings` apply until the host's `initialize` sends its own.
+    """
     protocol_out = sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print must never corrupt the protocol stream
     signal.signal(signal.SIGTERM, _on_term)
 
-    def open_runtime(settings: Mapping[str, Any] | None) -> MemoryRuntime:
-        return MemoryRuntime.open(db, settings)
+    def open_runtime(given: Mapping[str, Any] | None) -> MemoryRuntime:
+        return MemoryRuntime.open(db, given if given is not None else settings)
 
     return serve(Sidecar(open_runtime), sys.stdin.buffer, protocol_out)
 

@@ -15,9 +15,10 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 ROW_ID: Final = "long-conversation-memory"
 BEGIN: Final = f"# >>> {ROW_ID}: managed by `lcm dsh install`; rerun it rather than editing"
@@ -43,6 +44,7 @@ class PluginRow:
     python: str
     db: str | None = None
     with_commands: bool = False
+    settings: Mapping[str, Any] | None = None
 
 
 def patch_path(dsh_home: Path, profile: str) -> Path:
@@ -65,6 +67,10 @@ def render_block(row: PluginRow) -> str:
     ]
     if row.db:
         lines.append(f"        db: {json.dumps(row.db, ensure_ascii=False)}")
+    if row.settings:
+        # JSON is a YAML flow mapping; sorted keys keep a rerun byte-identical.
+        text = json.dumps(dict(row.settings), ensure_ascii=False, sort_keys=True)
+        lines.append(f"        settings: {text}")
     lines.append(END)
     return "\n".join(lines) + "\n"
 

@@ -36,18 +36,31 @@ function sessionIdOf(agent) {
   return typeof id === 'string' && id ? id : undefined
 }
 
-// The seqs of the messages the model will see, so the sidecar can read their text from
-// its own copy instead of receiving the whole surface on every step. Sent only with
-// `hideVisible: true`: by default the block restates what matters even while the
-// original message is still far up in the history.
-function visibleSeqs(agent) {
+const MESSAGE_TYPES = new Set(['user/message', 'assistant/message', 'tool/result'])
+
+// The seqs of the messages the model will see in this step, so the sidecar reads their
+// text from its own copy instead of receiving it on every step. By default that is the
+// current turn's messages: memory from earlier turns is restated even while the original
+// is still far up in the history. With `hideVisible: true` it is the whole visible
+// surface, so only what compaction removed comes back.
+function visibleSeqs(agent, turn, wholeSurface) {
   try {
-    const nodes = agent?.session?.surface?.nodes
-    if (nodes && typeof nodes.length === 'number') {
-      return Array.from(nodes).filter((n) => Number.isSafeInteger(n))
+    if (wholeSurface) {
+      const nodes = agent?.session?.surface?.nodes
+      if (nodes && typeof nodes.length === 'number') {
+        return Array.from(nodes).filter((n) => Number.isSafeInteger(n))
+      }
+    }
+    const events = agent?.session?.events
+    if (!events || typeof events.length !== 'number') return undefined
+    const seqs = []
+    for (let i = events.length - 1; i >= 0; i--) {
+      const event = events[i]
+      if (event?.type === 'turn/start' && event?.data?.turn === turn) return seqs.reverse()
+      if (MESSAGE_TYPES.has(event?.type) && Number.isSafeInteger(event?.seq)) seqs.push(event.seq)
     }
   } catch {
-    // an older host without a surface projection: the sidecar falls back on its own data
+    // an older host without these fields: the sidecar sees only the step's new messages
   }
   return undefined
 }
@@ -225,7 +238,8 @@ class Sidecar {
 }
 
 export function apply(ctx, config = {}) {
-  const settings = config.settings && typeof config.settings === 'object' ? config.settings : {}
+  // Without settings here the sidecar keeps its own (`lcm serve --config FILE`).
+  const settings = config.settings && typeof config.settings === 'object' ? config.settings : undefined
   const deadlineMs = clampDeadline(config.deadlineMs ?? settings?.host?.preStepDeadlineMs)
   const hideVisible = config.hideVisible === true
   const commandTimeoutMs = Math.max(deadlineMs, Number(config.commandTimeoutMs) || DEFAULT_COMMAND_TIMEOUT_MS)
@@ -293,7 +307,7 @@ export function apply(ctx, config = {}) {
           messages: decision.messages,
           turn,
           step,
-          visibleSeqs: hideVisible ? visibleSeqs(agent) : undefined,
+          visibleSeqs: visibleSeqs(agent, turn, hideVisible),
         },
         deadlineMs,
         signal,

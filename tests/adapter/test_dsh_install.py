@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -91,6 +92,25 @@ def test_explicit_database_and_commands_service(tmp_path: Path) -> None:
     text = patch_file(tmp_path).read_text(encoding="utf-8")
     assert 'db: "/data/记忆.sqlite"' in text
     assert 'name: "@deepseek-ai/dsh-commands"' in text
+
+
+def test_settings_from_config_file_go_into_the_row(tmp_path: Path) -> None:
+    """`lcm --config FILE dsh install` writes the settings as a JSON flow mapping."""
+    settings = tmp_path / "settings.json"
+    settings.write_text(
+        json.dumps({"assembly": {"softBudgetTokens": 1200}, "host": {"preStepDeadlineMs": 800}}),
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(
+        cli, ["--config", str(settings), "dsh", "install", "--dsh-home", str(tmp_path)]
+    )
+    assert result.exit_code == 0, result.output
+    text = patch_file(tmp_path).read_text(encoding="utf-8")
+    line = next(x for x in text.splitlines() if x.strip().startswith("settings:"))
+    assert json.loads(line.split("settings:", 1)[1]) == {
+        "assembly": {"softBudgetTokens": 1200},
+        "host": {"preStepDeadlineMs": 800},
+    }
 
 
 def test_print_writes_nothing(tmp_path: Path) -> None:
