@@ -153,9 +153,9 @@ def rank_items(
     """Rank the session's active items for the query; the rest come back as omissions.
 
     `visible_ids` lets assembly drop items the model can already read in this step; it
-    gets every candidate at or above `retrieval.minScore` at once (so it can read their
-    sources in one query) and returns the ids on screen. Those do not take a place
-    under `retrieval.limit`.
+    gets candidates a chunk of `limit` at a time (so their sources are read in one
+    query, and only as far down the list as the selection needs) and returns the ids on
+    screen. Those do not take a place under `retrieval.limit`.
     """
     terms = search_terms(signals)
     if not terms:
@@ -170,10 +170,14 @@ def rank_items(
     limit = min(int(config.get("retrieval.limit")), HARD_LIMIT)
     selected: list[RankedItem] = []
     omitted: list[Omission] = []
-    eligible = [ranked.item for ranked in scored if ranked.score >= min_score]
-    on_screen = visible_ids(eligible) if visible_ids is not None and eligible else frozenset()
-    for ranked in scored:
+    on_screen: frozenset[str] = frozenset()
+    checked = 0  # candidates whose visibility is known: asked for a chunk at a time
+    for index, ranked in enumerate(scored):
         ref = ranked.item.id
+        if visible_ids is not None and index >= checked and len(selected) < limit:
+            chunk = [r.item for r in scored[index : index + limit] if r.score >= min_score]
+            on_screen = on_screen | (visible_ids(chunk) if chunk else frozenset())
+            checked = index + limit
         if ranked.score < min_score:
             reason = f"score {ranked.score:.3f} is below retrieval.minScore {min_score:g}"
             omitted.append(Omission("memory", ref, reason))
