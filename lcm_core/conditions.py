@@ -66,12 +66,15 @@ class Condition:
 def find_conditions(text: str) -> list[Condition]:
     """The condition clauses of one sentence, in reading order, overlaps merged."""
     found: list[Condition] = []
-    for match in _EN_CLAUSE.finditer(text):
+    position = 0
+    while (match := _EN_CLAUSE.search(text, position)) is not None:
         if match.group().casefold().startswith("if") and _IF_QUESTION_VERBS.search(
             text[: match.start()]
         ):
+            position = match.start() + 2  # "check if …" asks; look on inside the clause
             continue
         found.append(_trimmed(text, match.start(), match.end()))
+        position = match.end()
     for match in _EN_FIXED.finditer(text):
         end = match.end()
         if match.group().casefold().startswith("per "):

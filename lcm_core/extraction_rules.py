@@ -84,11 +84,14 @@ STRONG_CONSTRAINT: Final = (
         r"have to",
         r"aim for",
         r"stop",
+        r"from now on",
+        r"going forward",
     ),
     re.compile(r"^\s*keep\b", re.IGNORECASE),
     _zh(
         r"必须|务必|一定要|(?<!能)不能|不可以|不得|不准|不许|禁止|严禁|(?<!要)不要|不允许|只能|只允许|"
-        r"只在|只用|只改|只动|仅限|保证|确保|始终|永远|总是|要求|"
+        r"只在|只用|只改|只动|仅限|保证|确保|始终|永远|总是|要求|一律|(?<![我你他她还不])记得|"
+        r"(?:以后|今后|从现在(?:开始|起))(?:所有|都|一律|每次)|"
         r"(?<![特区分类级识个告差性派鉴])别(?![的人处])"
     ),
 )
@@ -108,13 +111,14 @@ DECISION: Final = (
     ),
     re.compile(
         r"^\s*(?:please\s+)?(?:use|go with|switch to|stick with|store|name|call|set|target|pin|"
-        r"skip|adopt|choose|pick|put|deploy)\b",
+        r"skip|adopt|choose|pick|put|deploy|switch)\b",
         re.IGNORECASE,
     ),
     _zh(
         r"决定|就用|就按|采用|改用|选用|选择|定为|设为|设成|设置为|设置成|统一用|换成|换用|"
         r"还是用|确定用|保留|固定在|固定为|提高到|降低到|调整为|调到|改成|改为|"
-        r"用[^，。；,;！？]{1,20}吧|^\s*用\s*\S|^[\u4e00-\u9fff]{1,4}用\s*[A-Za-z]"
+        # Clause-initial "用" is "use …", but not in words such as 用户, 用例, 用法.
+        r"用[^，。；,;！？]{1,20}吧|^\s*用(?![户例法量途时于处])\s*\S|^[\u4e00-\u9fff]{1,4}用\s*[A-Za-z]"
     ),
 )
 WEAK_CONSTRAINT: Final = (
@@ -176,7 +180,7 @@ PROPOSAL: Final = (
     _zh(r"建议|推荐|可以考虑|不妨|最好|我们可以|或许可以|我的建议|比较好|更好的做法|我觉得可以"),
 )
 CONFIRMATION: Final = re.compile(
-    r"^(?:(?:yes|yep|yeah|yup|sure|ok|okay|sounds good|good idea|great idea|agreed|agree|i agree|"
+    r"^(?:(?:yes|yep|yeah|yup|sure|ok|okay|alright|all right|sounds good|good idea|great idea|agreed|agree|i agree|"
     r"lgtm|makes sense|do it|go ahead|go for it|let's do (?:it|that)|let's go with (?:it|that|"
     r"your suggestion)|that works|works for me|perfect|approved|ship it|please do|👍|"
     r"好|好的|好啊|行|可以|同意|没问题|就这么办|就这样|(?:就)?按你说的(?:办|来|做)?|"

@@ -15,7 +15,7 @@ _TRAIL: Final = " \t.。!！;；,，:："
 _GOAL: Final = (
     re.compile(
         r"^(?:the |our |my )?(?:main |overall |end |ultimate )?(?:goal|objective|aim|mission)"
-        r"(?: for [\w ]{1,30}?)?\s*(?:is|will be|:)\s*(?:to\s+)?(?P<v>.+)",
+        r"(?: for [\w ]{1,30}?)?(?:\s+(?:is|will be)\b|\s*:)\s*(?:to\s+)?(?P<v>.+)",
         re.I,
     ),
     re.compile(

@@ -27,7 +27,7 @@ _ABBREVIATION: Final = re.compile(
 _CLAUSE_SPLIT: Final = re.compile(r"\s*[,，、]\s*|\s+[—–]\s+|\s+-\s+")
 # Openers that carry no content: "also,", "and", "ok so", "另外，", "对了，".
 _LEAD_FILLER: Final = re.compile(
-    r"^(?:(?:also|and|so|ok(?:ay)? so|right|well|plus|oh and|but|then|btw|fyi|"
+    r"^(?:(?:also|and|so|ok(?:ay)? so|right|alright|all right|well|plus|oh and|but|then|btw|fyi|"
     r"hmm+|oh|ah|um+|uh|great|cool|nice)\b[\s,，:：—–-]*|"
     r"(?:另外|还有|对了|然后|那么|嗯|哦|啊)[\s,，:：—–-]*)+",
     re.IGNORECASE,

@@ -90,8 +90,10 @@ def promote(
 ) -> MemoryItem:
     """Make an assistant proposal the user confirmed a user_explicit item of `kind`."""
     item = _load(store, item_id)
-    if item.evidence_type == "user_explicit" and item.kind != "proposal":
-        return item
+    if item.evidence_type == "user_explicit" and any(
+        row.event == "promoted" for row in store.list_memory_events(memory_id=item_id)
+    ):
+        return item  # promoted before: a replayed confirmation changes nothing
     if item.evidence_type != "assistant_proposal" or item.status not in _REPLACEABLE:
         raise LifecycleError(f"{item_id} is not an open assistant proposal")
     new_kind = kind or ("decision" if item.kind == "proposal" else item.kind)

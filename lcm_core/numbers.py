@@ -269,8 +269,8 @@ def _apply_multiplier(wide: str, end: int, value: int | float) -> tuple[int | fl
     if not match:
         return value, end
     word = match.group().strip().casefold()
-    if word == "m" and _unit_after(wide, end)[0] == "MB":
-        return value, end
+    if word == "m" and not re.match(r"M\s+[A-Za-z]", wide[end:]):
+        return value, end  # "500M" alone is a size; "2M requests" is two million
     scaled = value * _MULTIPLIER_VALUES[word]
     return (int(scaled) if float(scaled).is_integer() else scaled), match.end()
 
