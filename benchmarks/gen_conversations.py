@@ -98,6 +98,11 @@ EN_FILLER = (
     "the restaurant down the road closed, sad",
     "I need new running shoes",
 )
+# Openers and tails vary the filler, so chat lines rarely repeat word for word.
+EN_OPENERS = ("", "", "ugh, ", "honestly ", "so ", "lol ", "btw ", "oh and ", "random thought: ")
+EN_TAILS = ("", "", "", " haha", ", not sure why", ", anyway", " — what a week", " again", " today")
+ZH_OPENERS = ("", "", "唉，", "说真的，", "对了，", "哈哈，", "顺便说一句，")
+ZH_TAILS = ("", "", "", "，哈哈", "，不知道为啥", "，反正就这样", "，这周真是的")
 EN_REPLIES = (
     "That sounds lovely!",
     "Oh no, sorry to hear that.",
@@ -287,7 +292,8 @@ def conversation(index: int, turns: int, rng: random.Random, chinese: bool) -> d
         if slot is not None:
             text = slot.text
         elif speaker == "user":
-            text = rng.choice(filler)
+            opener, tail = (ZH_OPENERS, ZH_TAILS) if chinese else (EN_OPENERS, EN_TAILS)
+            text = rng.choice(opener) + rng.choice(filler) + rng.choice(tail)
         else:
             text = rng.choice(replies)
         row = {"id": f"{conv_id}-t{position:03d}", "speaker": speaker, "text": text}

@@ -6,7 +6,7 @@ ranks the raw turns with rank-bm25's BM25Okapi in the same run, both tokenised w
 ranking, not of the tokenizer. Without --dataset the synthetic set of
 `gen_conversations.py` is generated in memory.
 
-    python benchmarks/retrieval_bench.py [--dataset FILE] [--json]
+    python benchmarks/retrieval_bench.py [--dataset FILE] [--json] [--ranking-only]
 """
 
 from __future__ import annotations
@@ -17,7 +17,15 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from lcm_core.bench_retrieval import Conversation, format_table, load_dataset, parse_line, run
+from lcm_core.bench_retrieval import (
+    Conversation,
+    default_extractor,
+    every_user_message,
+    format_table,
+    load_dataset,
+    parse_line,
+    run,
+)
 from lcm_core.text import tokenize
 from lcm_store_sqlite import SQLiteMemoryStore
 
@@ -47,12 +55,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", type=Path, help="JSONL in the DESIGN.md section 9 format")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument(
+        "--ranking-only",
+        action="store_true",
+        help="diagnostic: make every user message an item instead of running extraction",
+    )
     args = parser.parse_args(argv)
     if args.dataset is not None:
         conversations: list[Conversation] = load_dataset(args.dataset)
     else:
         conversations = [parse_line(json.dumps(c)) for c in generate()]
-    report = run(conversations, lambda: SQLiteMemoryStore(":memory:"), BM25Baseline())
+    extract = every_user_message if args.ranking_only else default_extractor
+    report = run(
+        conversations, lambda: SQLiteMemoryStore(":memory:"), BM25Baseline(), extract=extract
+    )
     if args.json:
         print(json.dumps(report, indent=2, sort_keys=True))
     else:

@@ -27,12 +27,12 @@ from typing import Any, Final
 
 from lcm_core.assembly import assemble
 from lcm_core.config import Config, load_config
-from lcm_core.models import Event
+from lcm_core.models import Event, MemoryItem
 from lcm_core.ports import MemoryStore
 from lcm_core.query import query_signals
 from lcm_core.retrieval import rank_items, source_seqs
 from lcm_core.step import StepMessage
-from lcm_core.text import normalize_text
+from lcm_core.text import fingerprint, normalize_text, stable_item_id
 
 KS: Final = (5, 10, 25)
 # (turn texts, question, k) -> indices of the k best turns, best first.
@@ -95,6 +95,26 @@ def default_extractor(store: MemoryStore, session_id: str, config: Config) -> ob
     from lcm_core.extraction import run_extraction
 
     return run_extraction(store, session_id, config)
+
+
+def every_user_message(store: MemoryStore, session_id: str, config: Config) -> None:
+    """A diagnostic stand-in for extraction: every user message becomes one fact item.
+
+    Running the harness with it measures ranking alone, as if extraction missed nothing.
+    """
+    for event in store.list_events(session_id, types=["user/message"]):
+        if event.text:
+            item = MemoryItem(
+                id=stable_item_id(session_id, "fact", event.text),
+                session_id=session_id,
+                kind="fact",
+                content=event.text,
+                content_hash=fingerprint(event.text),
+                source_refs=(f"seq:{event.seq}",),
+                extractor="bench-every-user-message",
+                derived_from_seq=event.seq,
+            )
+            store.insert_item(item)
 
 
 def ingest(store: MemoryStore, conv: Conversation, config: Config, extract: Extractor) -> None:
@@ -238,6 +258,7 @@ def format_table(report: dict[str, dict[str, Any]]) -> str:
     head = [
         "category",
         "n",
+        "extracted",
         *(f"R@{k}" for k in KS),
         "block R",
         "block tok",
