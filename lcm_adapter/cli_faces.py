@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import contextlib
-import importlib
 import json
 import sys
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 import click
 
+from lcm_adapter import render
 from lcm_adapter.cli_base import CommandError, emit, fail, json_option, state
 from lcm_adapter.paths import resolve_db_url
 from lcm_core.config import load_config
-
-# Where the retrieval-quality harness may live; the first that imports is used.
-RETRIEVAL_HARNESSES: Final = ("lcm_core.bench_retrieval", "benchmarks.retrieval_quality")
+from lcm_core.registry import open_store
 
 
 @click.command()
@@ -56,7 +54,7 @@ def hook(ctx: click.Context, event: str | None) -> None:
             problems.append(f"{exc.format_message()}; using the default settings")
             config = load_config()
         try:
-            payload = hooks.parse_payload(click.get_binary_stream("stdin").read())
+            payload = hooks.parse_payload(_stdin_bytes())
         except (ValueError, OSError) as exc:
             payload = None
             problems.append(f"bad hook input: {exc}")
@@ -72,6 +70,14 @@ def hook(ctx: click.Context, event: str | None) -> None:
         click.echo(json.dumps(reply, ensure_ascii=False, sort_keys=True))
 
 
+def _stdin_bytes() -> bytes:
+    stream = sys.stdin
+    buffer = getattr(stream, "buffer", None)
+    if buffer is not None:
+        return bytes(buffer.read())
+    return stream.read().encode("utf-8", errors="replace")
+
+
 @click.group()
 def bench() -> None:
     """Benchmarks that report quality figures."""
@@ -84,31 +90,41 @@ def bench() -> None:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Conversation-QA JSONL (DESIGN.md section 9).",
 )
+@click.option("--quiet", is_flag=True, help="No progress bar on stderr.")
 @json_option
 @click.pass_context
-def bench_retrieval(ctx: click.Context, dataset: Path, as_json: bool) -> None:
-    """Evidence recall@k of memory retrieval beside a BM25 baseline on a QA dataset."""
-    harness = _harness()
-    report = harness.run(dataset, state(ctx).config())
-    data = report.to_dict() if hasattr(report, "to_dict") else report
-    emit(
-        as_json,
-        data,
-        lambda d: (
-            harness.render(d)
-            if hasattr(harness, "render")
-            else json.dumps(d, ensure_ascii=False, indent=2)
-        ),
-    )
+def bench_retrieval(ctx: click.Context, dataset: Path, quiet: bool, as_json: bool) -> None:
+    """Evidence recall@k of ranked items and of the assembled block on a QA dataset.
 
+    Each conversation is evaluated on its own in-memory store. The BM25 baseline of
+    `benchmarks/retrieval_bench.py` is not part of the installed package, so the
+    baseline columns stay empty here.
+    """
+    from lcm_core.bench_retrieval import format_table, load_dataset, run
 
-def _harness() -> Any:
-    for name in RETRIEVAL_HARNESSES:
-        try:
-            return importlib.import_module(name)
-        except ModuleNotFoundError:
-            continue
-    fail("the retrieval-quality harness is not installed in this version of lcm")
+    try:
+        conversations = load_dataset(dataset)
+    except (ValueError, KeyError, TypeError) as exc:
+        fail(f"{dataset}: not a conversation-QA dataset ({exc})")
+    progress = render.Progress(len(conversations), "conversations", quiet=quiet)
+
+    def fresh_store() -> Any:
+        progress.advance()
+        return open_store(":memory:")
+
+    try:
+        report = run(conversations, fresh_store, None, state(ctx).config())
+    finally:
+        progress.close()
+    data = {
+        "dataset": str(dataset),
+        "conversations": len(conversations),
+        "turns": sum(len(c.turns) for c in conversations),
+        "questions": report["overall"]["questions"],
+        "baseline": None,
+        "report": report,
+    }
+    emit(as_json, data, lambda d: format_table(d["report"]))
 
 
 def register(group: click.Group) -> None:

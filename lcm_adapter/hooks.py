@@ -119,6 +119,9 @@ def handle(event: str, payload: Mapping[str, Any], db_url: str, config: Config) 
 
 def _answer(runtime: Any, event: str, payload: Mapping[str, Any], outcome: HookOutcome) -> None:
     session_id = str(payload["session_id"])
+    cwd = payload.get("cwd")
+    if isinstance(cwd, str) and cwd:
+        runtime.cwd = cwd  # preconditions and validation resolve paths against it
     transcript = payload.get("transcript_path")
     if isinstance(transcript, str) and transcript:
         try:
@@ -148,7 +151,8 @@ def _answer(runtime: Any, event: str, payload: Mapping[str, Any], outcome: HookO
             outcome.reply = context_reply(EVENTS[event], text)
     elif event == "pre-tool-use":
         tool = payload.get("tool_name")
-        decision = runtime.pre_tool(session_id, str(tool or ""), payload.get("tool_input") or {})
+        args = payload.get("tool_input") or {}
+        decision = runtime.pre_tool(session_id, str(tool or ""), args)
         if decision.get("kind") == "deny":
             outcome.reply = deny_reply(
                 str(decision.get("reason") or "denied by a memory precondition")

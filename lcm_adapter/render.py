@@ -206,3 +206,28 @@ def validation_view(run: Mapping[str, Any]) -> list[RenderableType]:
         )
     parts.extend(Text(f"error: {error}", style="red") for error in run.get("errors") or [])
     return parts
+
+
+class Progress:
+    """A progress bar on stderr while a long job runs; silent when quiet or piped."""
+
+    def __init__(self, total: int, unit: str, *, quiet: bool = False) -> None:
+        self._bar: Any = None
+        if quiet or not colour_enabled(sys.stderr) or total <= 0:
+            return
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        self._bar = Progress(
+            TextColumn(unit), BarColumn(), MofNCompleteColumn(), console=Console(stderr=True)
+        )
+        self._task = self._bar.add_task(unit, total=total)
+        self._bar.start()
+
+    def advance(self, steps: int = 1) -> None:
+        if self._bar is not None:
+            self._bar.advance(self._task, steps)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None

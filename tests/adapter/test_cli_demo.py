@@ -1,0 +1,94 @@
+"""`lcm demo`: the newcomer's first command, run as a user would on a clean home."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from lcm_adapter.cli import cli
+from lcm_adapter.demo import next_step, session_log
+
+LCM = [sys.executable, "-c", "from lcm_adapter.cli import main; main()"]
+HEADER = "[长对话记忆 · long-conversation-memory"
+
+
+def clean_env(tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LCM_", "DSH_"))}
+    env.update(HOME=str(tmp_path / "home"), TMPDIR=str(tmp_path / "tmp"), NO_COLOR="1")
+    (tmp_path / "home").mkdir()
+    (tmp_path / "tmp").mkdir()
+    return env
+
+
+def test_demo_in_a_subprocess_on_a_clean_home(tmp_path: Path) -> None:
+    env = clean_env(tmp_path)
+    proc = subprocess.run(
+        [*LCM, "demo"], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert HEADER in out
+    assert "the memory block the next step gets" in out and "share of the budget" in out
+    assert "Explore it: lcm --db" in out
+    # It built in a temp folder and left the user's home alone.
+    assert not (tmp_path / "home" / ".dsh").exists()
+    built = list((tmp_path / "tmp").glob("lcm-demo-*/memory.sqlite"))
+    assert len(built) == 1 and str(built[0]) in out
+
+
+def test_demo_block_shows_corrections_and_leaves_the_injection_out(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["--db", str(tmp_path / "m.sqlite"), "demo", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["injected"] and data["block"].startswith(HEADER)
+    assert data["inserted"] > 100 and data["explain"]["assembly"]["item_ids"]
+    block = data["block"]
+    # Both corrections: the new values are in, the old ones are marked as replaced.
+    assert "8080" in block and "批大小应该是500" in block and "旧值" in block
+    assert "exfil.example.net" not in block and "30000" not in block
+    assert data["message"]["source"]["kind"] == "long-conversation-memory"
+    assert data["explain"]["assembly"]["trigger"] == "post-compaction"
+    assert data["issues"] == []
+
+
+def test_demo_is_deterministic_and_idempotent(tmp_path: Path) -> None:
+    db = tmp_path / "m.sqlite"
+    first = json.loads(CliRunner().invoke(cli, ["--db", str(db), "demo", "--json"]).stdout)
+    again = json.loads(CliRunner().invoke(cli, ["--db", str(db), "demo", "--json"]).stdout)
+    assert again["inserted"] == 0 and again["events"] == first["events"]
+    other = tmp_path / "other.sqlite"
+    fresh = json.loads(CliRunner().invoke(cli, ["--db", str(other), "demo", "--json"]).stdout)
+    assert fresh["block"] == first["block"]
+
+
+def test_the_bundled_session_is_a_dsh_log(tmp_path: Path) -> None:
+    with session_log() as path:
+        lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        session_id, message, turn = next_step(path)
+    assert lines[0]["type"] == "session" and lines[0]["id"] == session_id
+    types = {row["type"] for row in lines[1:]}
+    assert {"user/message", "assistant/message", "tool/call", "tool/result"} <= types
+    assert {"compaction/start", "compaction/summary", "compaction/end", "text-chunks"} <= types
+    text = json.dumps(lines, ensure_ascii=False)
+    assert "预算" in text and "ignore all previous instructions" in text
+    assert message["source"]["kind"] == "user" and turn == max(
+        row["data"]["turn"] for row in lines if row["type"] == "turn/start"
+    )
+    # `lcm ingest` reads the same file.
+    result = CliRunner().invoke(
+        cli, ["--db", str(tmp_path / "i.sqlite"), "ingest", str(path), "--json", "--quiet"]
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["sessions"] == 1
+
+
+@pytest.mark.parametrize("flag", [[], ["--json"]])
+def test_demo_both_modes_exit_zero(tmp_path: Path, flag: list[str]) -> None:
+    result = CliRunner().invoke(cli, ["--db", str(tmp_path / "m.sqlite"), "demo", *flag])
+    assert result.exit_code == 0 and result.stderr == ""

@@ -1,0 +1,115 @@
+"""`lcm mcp`: the server runs as a subprocess and the MCP SDK's own client talks to it."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+pytest.importorskip("mcp")
+import anyio
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from lcm_adapter.cli import cli
+
+TOOLS = {"memory_search", "memory_inspect", "memory_explain", "memory_status", "memory_assemble"}
+SESSION = "0b6f3c2e-9a41-4d7e-b8c5-1e2f3a4b5c6d"
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("mcp") / "memory.sqlite"
+    assert CliRunner().invoke(cli, ["--db", str(path), "demo"]).exit_code == 0
+    return path
+
+
+def _schema(tool: Any) -> dict[str, Any]:
+    schema = getattr(tool, "input_schema", None) or getattr(tool, "inputSchema", None)
+    assert isinstance(schema, dict)
+    return schema
+
+
+def _is_error(result: Any) -> bool:
+    return bool(getattr(result, "is_error", None) or getattr(result, "isError", None))
+
+
+async def _session(params: StdioServerParameters, calls: list[tuple[str, dict]]) -> dict:
+    out: dict[str, Any] = {}
+    with open(os.devnull, "w") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            out["tools"] = (await session.list_tools()).tools
+            out["results"] = [await session.call_tool(n, a) for n, a in calls]
+    return out
+
+
+def talk(params: StdioServerParameters, calls: list[tuple[str, dict]]) -> dict:
+    return anyio.run(_session, params, calls)
+
+
+def server(args: list[str], env: dict[str, str] | None = None) -> StdioServerParameters:
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("LCM_", "DSH_"))}
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-c", "from lcm_adapter.cli import main; main()", *args],
+        env={**base, **(env or {})},
+    )
+
+
+def test_round_trip_every_tool(db: Path) -> None:
+    calls = [
+        ("memory_status", {}),
+        ("memory_search", {"query": "批大小", "limit": 5}),
+        ("memory_explain", {"session": SESSION}),
+        ("memory_assemble", {"query": "which port did we settle on?", "budget": 800}),
+    ]
+    out = talk(server(["mcp", "--db", str(db)]), calls)
+    tools = {tool.name: tool for tool in out["tools"]}
+    assert set(tools) == TOOLS
+    for tool in tools.values():
+        schema = _schema(tool)
+        assert schema["type"] == "object" and tool.description
+    assert _schema(tools["memory_search"])["required"] == ["query"]
+    assert _schema(tools["memory_inspect"])["required"] == ["id"]
+    texts = [result.content[0].text for result in out["results"]]
+    assert not any(_is_error(r) for r in out["results"])
+    status, search, explain, assembled = (json.loads(t) for t in texts)
+    assert status["session_id"] == SESSION and status["counts"]["events"] > 100
+    assert search["events"] and search["query"] == "批大小"
+    assert explain["assembly"]["budget_tokens"] == 3000
+    assert assembled["explain"]["budget_tokens"] == 800 and assembled["text"]
+
+
+def test_inspect_an_item_found_by_search(db: Path) -> None:
+    out = talk(server(["mcp", "--db", str(db)]), [("memory_search", {"query": "port 8080"})])
+    items = json.loads(out["results"][0].content[0].text)["items"]
+    assert items
+    out = talk(server(["mcp", "--db", str(db)]), [("memory_inspect", {"id": items[0]["id"]})])
+    shown = json.loads(out["results"][0].content[0].text)
+    assert shown["kind"] == "item" and shown["item"]["sources"]
+
+
+def test_errors_come_back_as_tool_errors(db: Path) -> None:
+    calls = [
+        ("memory_inspect", {"id": "mem_nope"}),
+        ("memory_status", {"session": "nope"}),
+        ("memory_search", {"query": "   "}),
+    ]
+    out = talk(server(["mcp", "--db", str(db)]), calls)
+    assert all(_is_error(r) for r in out["results"])
+    assert "mem_nope" in out["results"][0].content[0].text
+    assert "nope" in out["results"][1].content[0].text
+
+
+def test_database_from_lcm_db(db: Path) -> None:
+    out = talk(server(["mcp"], {"LCM_DB": str(db)}), [("memory_status", {})])
+    assert json.loads(out["results"][0].content[0].text)["session_id"] == SESSION
