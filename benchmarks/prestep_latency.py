@@ -181,7 +181,7 @@ def build(path: Path, n_events: int, seed: int = 11) -> list[str]:
     return sessions
 
 
-def queries(session: str, seed: int = 5, count: int = 24) -> list[str]:
+def queries(session: str, seed: int = 5, count: int = 48) -> list[str]:
     """A query mix for one session: its own topics, names, numbers, Chinese and paths."""
     rng = random.Random(f"{seed}:{session}")
     out = []

@@ -19,12 +19,10 @@ from lcm_core.compaction import CompactionStatus, compaction_status
 from lcm_core.config import Config, budget_tokens, load_config
 from lcm_core.evidence import gather_evidence
 from lcm_core.models import MemoryItem, Rule
+from lcm_core.packing import Candidate, TokenMeter, choose_meter, pack
 from lcm_core.ports import MemoryStore
 from lcm_core.query import QuerySignals, query_signals, search_terms
 from lcm_core.render import (
-    HEADER,
-    SECTION_ORDER,
-    SECTION_TITLES,
     disputed_entry,
     disputed_summary,
     evidence_entry,
@@ -43,24 +41,14 @@ from lcm_core.retrieval import (
 )
 from lcm_core.skills import rule_provider
 from lcm_core.step import StepMessage, VisibleText, task_text
-from lcm_core.text import estimate_tokens, sha256_hex
+from lcm_core.text import sha256_hex
 
-TokenMeter = Callable[[str], int]
 # Returns the resident skill core lines and the task-relevant rules for a query.
 RuleProvider = Callable[[MemoryStore, QuerySignals, Config], tuple[Sequence[str], Sequence[Rule]]]
 
 # How far back the task-text fallback looks for the newest user message, in seqs.
 _FALLBACK_WINDOWS: Final = (64, 512, 4096)
 _DISPUTED_SHOWN: Final = 6
-
-
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    """One entry that may go into the block: its section, a stable ref, and its text."""
-
-    section: str
-    ref: str
-    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,24 +83,6 @@ def no_rules(
 ) -> tuple[list[str], list[Rule]]:
     """The rule provider used until a skills provider is given: no skill sections."""
     return [], []
-
-
-def _meter(meter: TokenMeter | None) -> tuple[TokenMeter, str, list[str]]:
-    """The cost function and its token source; a failing host meter falls back to estimate."""
-    if meter is None:
-        return estimate_tokens, "estimate", []
-
-    def exact(text: str) -> int:
-        value = meter(text)
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise ValueError(f"token meter returned {value!r}")
-        return value
-
-    try:
-        exact(HEADER)
-    except Exception as exc:
-        return estimate_tokens, "estimate", [f"token meter failed ({exc}); used the estimate"]
-    return exact, "exact", []
 
 
 def _fallback_task_text(store: MemoryStore, session_id: str, newest: int | None) -> str:
@@ -256,49 +226,6 @@ def collect_candidates(
     return candidates, [*ranking.omitted, *evidence.omitted], reasons, has_history
 
 
-def pack(
-    candidates: Sequence[Candidate], budget: int, cost: TokenMeter
-) -> tuple[str, int, list[dict[str, Any]], list[Candidate], list[Omission]]:
-    """Fill the budget in section order; returns text, tokens, section reports, kept, left out."""
-    used = cost(HEADER + "\n")
-    if used > budget:
-        reason = f"the header alone needs {used} tokens, more than the budget {budget}"
-        return "", 0, [], [], [Omission(c.section, c.ref, reason) for c in candidates]
-    parts = [HEADER]
-    reports: list[dict[str, Any]] = []
-    kept: list[Candidate] = []
-    omitted: list[Omission] = []
-    for section in SECTION_ORDER:
-        title = SECTION_TITLES[section]
-        title_cost = cost("\n" + title + "\n")
-        lines: list[str] = []
-        section_tokens = 0
-        for candidate in (c for c in candidates if c.section == section):
-            need = cost(candidate.text + "\n") + (0 if lines else title_cost)
-            if used + need > budget:
-                left = budget - used
-                reason = f"needs {need} tokens, {left} of the budget {budget} left"
-                omitted.append(Omission(section, candidate.ref, reason))
-                continue
-            used += need
-            section_tokens += need
-            lines.append(candidate.text)
-            kept.append(candidate)
-        if lines:
-            parts.append(title + "\n" + "\n".join(lines))
-            refs = [c.ref for c in kept if c.section == section]
-            reports.append(
-                {
-                    "name": section,
-                    "title": title,
-                    "entries": len(lines),
-                    "tokens": section_tokens,
-                    "refs": refs,
-                }
-            )
-    return "\n\n".join(parts), used, reports, kept, omitted
-
-
 def assemble(
     store: MemoryStore,
     session_id: str,
@@ -343,7 +270,7 @@ def _assemble(
     token_meter: TokenMeter | None,
     rules: RuleProvider,
 ) -> AssemblyResult:
-    cost, token_source, errors = _meter(token_meter)
+    cost, token_source, errors = choose_meter(token_meter)
     newest = store.max_event_seq(session_id)
     checkpoint = store.get_checkpoint(session_id)
     status = compaction_status(store, session_id, checkpoint.last_assembly_seq, config)

@@ -11,9 +11,10 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from lcm_core.assembly import AssemblyResult, RuleProvider, TokenMeter, assemble
+from lcm_core.assembly import AssemblyResult, RuleProvider, assemble
 from lcm_core.config import Config, load_config
 from lcm_core.models import AssemblyLog
+from lcm_core.packing import TokenMeter
 from lcm_core.ports import MemoryStore
 from lcm_core.step import StepMessage
 
