@@ -276,5 +276,5 @@ def test_as_a_real_process_stdout_holds_only_the_reply(tmp_path: Path, transcrip
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
-    reply = json.loads(proc.stdout)
-    assert "3000" in reply["hookSpecificOutput"]["additionalContext"]
+    reply = json.loads(proc.stdout)  # nothing but the one JSON reply
+    assert reply["hookSpecificOutput"]["additionalContext"].startswith(HEADER)
