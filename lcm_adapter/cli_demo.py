@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import click
+from rich.console import RenderableType
 from rich.rule import Rule
 from rich.text import Text
 
@@ -24,7 +25,7 @@ def demo(ctx: click.Context, as_json: bool) -> None:
 
 
 def _render(data: dict[str, Any]) -> str:
-    intro = [
+    intro: list[RenderableType] = [
         Text(f"Ingested the bundled DSH session {data['session']} into {data['db']}"),
         Text(
             f"{data['inserted']} events stored: constraints, numbers with conditions, two "

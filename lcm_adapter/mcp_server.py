@@ -63,17 +63,19 @@ def _server_class() -> Any:
 
         return MCPServer
     except ImportError:
-        from mcp.server.fastmcp import FastMCP  # mcp 1.x
+        from mcp.server import fastmcp  # mcp 1.x
 
-        return FastMCP
+        return fastmcp.FastMCP  # type: ignore[attr-defined]
 
 
 def _tool_error() -> type[Exception]:
+    """The SDK's error for a failure the client should read (its text is passed on)."""
     try:
-        from mcp.server.mcpserver.exceptions import ToolError  # mcp 2.x
+        from mcp.server.mcpserver import exceptions  # mcp 2.x
     except ImportError:
-        from mcp.server.fastmcp.exceptions import ToolError  # mcp 1.x
-    return ToolError  # type: ignore[no-any-return]
+        from mcp.server.fastmcp import exceptions  # type: ignore  # mcp 1.x
+    error: type[Exception] = exceptions.ToolError
+    return error
 
 
 def _answer(body: Callable[[], Any]) -> str:
