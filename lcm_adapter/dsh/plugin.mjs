@@ -51,11 +51,8 @@ function visibleSeqs(agent, turn, wholeSurface) {
         return Array.from(nodes).filter((n) => Number.isSafeInteger(n))
       }
     }
-    const events = agent?.session?.events
-    if (!events || typeof events.length !== 'number') return undefined
     const seqs = []
-    for (let i = events.length - 1; i >= 0; i--) {
-      const event = events[i]
+    for (const event of newestFirst(agent?.session)) {
       if (event?.type === 'turn/start' && event?.data?.turn === turn) return seqs.reverse()
       if (MESSAGE_TYPES.has(event?.type) && Number.isSafeInteger(event?.seq)) seqs.push(event.seq)
     }
@@ -65,6 +62,37 @@ function visibleSeqs(agent, turn, wholeSurface) {
   return undefined
 }
 
+// The session's events from the newest back. DSH 0.2 has `eventAt(seq)` and `seq` (the
+// next seq), so walking back to the turn start costs only this turn's events; older
+// releases expose an `events` array.
+function* newestFirst(session) {
+  if (typeof session?.eventAt === 'function' && Number.isSafeInteger(session?.seq)) {
+    for (let seq = session.seq - 1; seq >= 0; seq--) {
+      const event = session.eventAt(seq)
+      if (event) yield event
+    }
+    return
+  }
+  const events = allEvents(session)
+  for (let i = events.length - 1; i >= 0; i--) yield events[i]
+}
+
+// Every event this session logged itself (a forked session's inherited events belong to
+// its parent), as live capture saw them.
+function allEvents(session) {
+  try {
+    for (const read of [() => session.ownEvents(), () => session.snapshotEvents(), () => session.events]) {
+      try {
+        const events = read()
+        if (events && typeof events.length === 'number') return Array.from(events)
+      } catch {
+        // not this host's API; try the next
+      }
+    }
+  } catch {}
+  return []
+}
+
 // The session's working folder, for relative paths in tool calls.
 function sessionCwd(agent) {
   try {
@@ -72,15 +100,6 @@ function sessionCwd(agent) {
     return typeof cwd === 'string' && cwd ? cwd : undefined
   } catch {
     return undefined
-  }
-}
-
-function sessionEvents(agent) {
-  try {
-    const events = agent?.session?.events
-    return events && typeof events.length === 'number' ? Array.from(events) : []
-  } catch {
-    return []
   }
 }
 
@@ -273,7 +292,7 @@ export function apply(ctx, config = {}) {
     state.restartedFor.add(key)
     if (!sidecar.start()) return false
     state.restarts += 1
-    const events = sessionEvents(agent)
+    const events = allEvents(agent?.session)
     if (events.length) sidecar.notify('events', { sessionId, events })
     for (const params of state.unsent.splice(0)) sidecar.notify('skip', params)
     return true

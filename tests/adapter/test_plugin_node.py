@@ -53,7 +53,12 @@ def run(
 
 
 def fake(mode: str, log: Path) -> dict[str, Any]:
-    return {"command": [sys.executable, str(HERE / "fake_sidecar.py"), mode, str(log)]}
+    # A deadline far above any start-up time, so outcomes never depend on machine load;
+    # the deadline test sets its own.
+    return {
+        "command": [sys.executable, str(HERE / "fake_sidecar.py"), mode, str(log)],
+        "deadlineMs": 60000,
+    }
 
 
 def received(log: Path) -> list[dict[str, Any]]:
@@ -69,7 +74,13 @@ def test_pre_step_appends_the_memory_message(tmp_path: Path) -> None:
 
     Only the last turn is on screen (as after a compaction), so the budget is recalled.
     """
-    config = {"python": sys.executable, "db": str(tmp_path / "m.sqlite"), "hideVisible": True}
+    # The deadline is an upper bound for a loaded machine, not part of what is tested.
+    config = {
+        "python": sys.executable,
+        "db": str(tmp_path / "m.sqlite"),
+        "hideVisible": True,
+        "deadlineMs": 60000,
+    }
     script = [
         *events_ops(),
         {"op": "surface", "nodes": [13, 14]},
@@ -178,3 +189,20 @@ def test_capture_is_fire_and_forget_in_order(tmp_path: Path) -> None:
     got = [m for m in received(log) if m["method"] == "event"]
     assert all("id" not in m for m in got)
     assert [m["params"]["event"]["seq"] for m in got] == list(range(16))
+
+
+def test_visible_seqs_are_this_turn_or_the_whole_surface(tmp_path: Path) -> None:
+    """By default only this turn's messages count as on screen; hideVisible sends the surface."""
+    log = tmp_path / "received.jsonl"
+    script = [
+        *events_ops(),
+        {"op": "pre-step", "turn": 4, "step": 2},
+        {"op": "surface", "nodes": [1, 2, 13, 14]},
+        {"op": "pre-step", "turn": 4, "step": 3},
+        {"op": "command", "input": "status"},
+    ]
+    run(fake("allow", log), script, tmp_path)
+    run({**fake("allow", log), "hideVisible": True}, script, tmp_path)
+    sent = [m["params"].get("visibleSeqs") for m in received(log) if m["method"] == "preStep"]
+    surface = [1, 2, 5, 6, 9, 10, 13, 14]  # every message event the harness appended
+    assert sent == [[13, 14], [13, 14], surface, [1, 2, 13, 14]]

@@ -1,0 +1,120 @@
+"""Memory through the real DSH runtime: recall, correction, compaction, log backfill.
+
+Each test asserts on what the fake model received (the request bodies) and on our
+database, never on timing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+from dsh_session import COMPACTION_ROWS, MEMORY_HEADER, DshSession, live_rows
+from fake_model import FakeModel, Text, ToolCall, request_texts
+
+from lcm_adapter.cli import cli
+
+CONSTRAINT = "约束：不要使用 Redis。预算上限是每月 500 美元（不含税）。"
+CORRECTION = "更正：预算上限改为每月 650 美元（不含税）。"
+QUESTION = "预算上限是多少？还有什么限制？"
+
+
+def seq_of(result: Any, text: str) -> int:
+    """The DSH seq of the user message with this text, from the SDK's event list."""
+    for event in result.events:
+        data = event.get("data") or {}
+        if event.get("type") == "user/message" and data.get("content", [{}])[0].get("text") == text:
+            return int(event["seq"])
+    raise AssertionError(f"no user/message {text!r} in the turn's events")
+
+
+def test_a_turn_one_constraint_and_number_reach_a_later_request(
+    dsh: Callable[..., DshSession], model: FakeModel
+) -> None:
+    """(a) The constraint and the conditioned number of turn 1 are in turn 3's memory block."""
+    s = dsh()
+    first = s.run(CONSTRAINT)
+    s.run("部署窗口是周五 18:00 UTC。")
+    last = s.run(QUESTION)
+    assert last.finish_reason == "completed"
+    block = s.memory_block(model.bodies[-1])
+    assert block is not None, s.stderr_tail()
+    assert "Redis" in block and "500 美元" in block and "不含税" in block
+    seq = seq_of(first, CONSTRAINT)
+    runtime = s.runtime()
+    try:
+        event = runtime.store.get_event(s.session.id, seq)
+        assert event is not None and event.text == CONSTRAINT and event.source_kind == "user"
+        assert f"seq:{seq}" in block
+    finally:
+        runtime.close()
+
+
+def test_b_a_correction_supersedes_the_old_value(
+    dsh: Callable[..., DshSession], model: FakeModel
+) -> None:
+    """(b) After a turn-3 correction the block shows 650 as current and 500 as superseded."""
+    s = dsh()
+    s.run(CONSTRAINT)
+    s.run("部署窗口是周五 18:00 UTC。")
+    s.run(CORRECTION)
+    s.run(QUESTION)
+    block = s.memory_block(model.bodies[-1])
+    assert block is not None, s.stderr_tail()
+    current, _, notices = block.partition("## 提示")
+    assert "650 美元" in current and "500 美元" not in current
+    assert "500 美元" in notices and "旧值" in notices
+    runtime = s.runtime()
+    try:
+        statuses = {i.content: i.status for i in runtime.store.list_items(s.session.id)}
+        assert statuses["预算上限是每月 500 美元（不含税）"] == "superseded"
+    finally:
+        runtime.close()
+
+
+def test_c_the_constraint_survives_compaction(
+    dsh: Callable[..., DshSession], model: FakeModel
+) -> None:
+    """(c) After DSH compacts turn 1 away, the next request still carries the constraint."""
+    s = dsh(extra_rows=COMPACTION_ROWS)
+    s.run(CONSTRAINT)
+    compacted = False
+    for turn in range(12):
+        result = s.run(f"第 {turn} 轮闲聊，" + "一些无关的填充文字。" * 80)
+        compacted = any(e["type"] == "compaction/summary" for e in result.events)
+        if compacted:
+            break
+    assert compacted, "DSH did not compact; the compaction rows may not apply"
+    s.run(QUESTION)
+    body = model.bodies[-1]
+    plain = [t for t in request_texts(body) if not t.startswith(MEMORY_HEADER)]
+    assert not any(CONSTRAINT in t for t in plain), "turn 1 is still on screen"
+    block = s.memory_block(body)
+    assert block is not None and "Redis" in block and "500 美元" in block
+    runtime = s.runtime()
+    try:
+        kinds = {e.type for e in runtime.store.list_events(s.session.id)}
+        assert {"compaction/start", "compaction/summary", "compaction/end"} <= kinds
+    finally:
+        runtime.close()
+
+
+def test_g_ingesting_the_session_log_equals_live_capture(
+    dsh: Callable[..., DshSession], model: FakeModel, tmp_path: Path
+) -> None:
+    """(g) `lcm ingest` of the log DSH wrote gives the events table live capture built."""
+    s = dsh()
+    model.script(ToolCall("bash", {"command": "echo 你好"}), Text("命令已运行。"))
+    s.run("运行一个 echo 命令。" + CONSTRAINT)
+    s.run(QUESTION)
+    session_id = s.session.id
+    s.close()  # flushes the log and stops the sidecar
+    fresh = tmp_path / "ingested.sqlite"
+    result = CliRunner().invoke(cli, ["--db", str(fresh), "ingest", "--json", str(s.session_log())])
+    assert result.exit_code == 0, result.output
+    live = live_rows(s.db, session_id)
+    ingested = live_rows(fresh, session_id)
+    assert {row[1] for row in live} >= {"tool/call", "tool/result", "user/message"}
+    assert ingested == live
