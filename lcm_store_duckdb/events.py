@@ -77,13 +77,14 @@ class EventsMixin:
             return 0
         params = list(zip(*(rows.event_params(e) for e in batch.values()), strict=True))
         with self._db.transaction(), self._db.guarded(where) as raw:
+            new_keys = raw.execute(_INSERT_EVENTS, [list(column) for column in params]).fetchall()
+            # Insert-or-ignore never changes a stored row: undoing it deletes the new keys.
             if self._db.nested:
-                for session_id, seqs in _seqs_by_session(batch).items():
+                for session_id, seqs in _seqs_by_session(new_keys).items():
                     for table in ("events", "events_search"):
-                        self._db.remember(
+                        self._db.added(
                             table, "session_id = ? AND list_contains(?, seq)", (session_id, seqs)
                         )
-            new_keys = raw.execute(_INSERT_EVENTS, [list(column) for column in params]).fetchall()
             if new_keys:
                 fresh = [batch[(str(key[0]), int(key[1]))] for key in new_keys]
                 raw.execute(
@@ -211,8 +212,8 @@ class EventsMixin:
         return ArchiveEntry(row["session_id"], row["ref"], row["text"], row["created_at"])
 
 
-def _seqs_by_session(batch: dict[tuple[str, int], Event]) -> dict[str, list[int]]:
+def _seqs_by_session(keys: Iterable[tuple[Any, ...]]) -> dict[str, list[int]]:
     grouped: dict[str, list[int]] = {}
-    for session_id, seq in batch:
-        grouped.setdefault(session_id, []).append(seq)
+    for session_id, seq in keys:
+        grouped.setdefault(str(session_id), []).append(int(seq))
     return grouped

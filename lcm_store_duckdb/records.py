@@ -37,10 +37,10 @@ class RecordsMixin(AdminMixin):
     _db: Connection
 
     def _next_id(self, raw: duckdb.DuckDBPyConnection, table: str) -> int:
-        """Draw the next id of an id table and remember the (empty) row it will fill."""
+        """Draw the next id of an id table; undoing the insert deletes that id."""
         row = raw.execute(f"SELECT nextval('{table}_id')").fetchone()
         new_id = int(row[0]) if row else 0
-        self._db.remember(table, "id = ?", (new_id,))
+        self._db.added(table, "id = ?", (new_id,))
         return new_id
 
     # --- sessions ----------------------------------------------------------------

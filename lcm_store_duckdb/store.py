@@ -65,22 +65,29 @@ class DuckDBMemoryStore(EventsMixin, RecordsMixin):
             updated_at=item.updated_at or item.created_at or now,
         )
         with self._db.transaction(), self._db.guarded("insert item") as raw:
-            existing = rows.fetch_dict(
+            # One read answers both questions: is there an active twin, is the id taken?
+            found = rows.fetch_dicts(
                 raw.execute(
-                    "SELECT * FROM memory_items WHERE session_id = ? AND content_hash = ? "
-                    "AND status = 'active' ORDER BY id LIMIT 1",
-                    (item.session_id, item.content_hash),
+                    "SELECT * FROM memory_items WHERE id = ? OR (session_id = ? AND "
+                    "content_hash = ? AND status = 'active') ORDER BY id",
+                    (item.id, item.session_id, item.content_hash),
                 )
             )
-            if existing is not None and item.status == "active":
-                return rows.item_from_row(existing), False
+            twins = [
+                row
+                for row in found
+                if row["status"] == "active"
+                and (row["session_id"], row["content_hash"]) == (item.session_id, item.content_hash)
+            ]
+            if twins and item.status == "active":
+                return rows.item_from_row(twins[0]), False
             # Checked here, not left to the primary key: a constraint error would abort
             # DuckDB's whole transaction, including an enclosing caller's writes.
-            if raw.execute("SELECT 1 FROM memory_items WHERE id = ?", (item.id,)).fetchone():
+            if any(row["id"] == item.id for row in found):
                 raise StoreConflictError(f"memory item {item.id} already exists")
-            self._db.remember("memory_items", "id = ?", (item.id,))
-            self._db.remember("memory_search", "id = ?", (item.id,))
             raw.execute(_INSERT_ITEM, rows.item_params(item))
+            self._db.added("memory_items", "id = ?", (item.id,))
+            self._db.added("memory_search", "id = ?", (item.id,))
             raw.execute(
                 "INSERT INTO memory_search (id, session_id, folded, grams) VALUES (?, ?, ?, ?)",
                 (item.id, item.session_id, fold(item.content), trigram_count(item.content)),
@@ -179,14 +186,10 @@ class DuckDBMemoryStore(EventsMixin, RecordsMixin):
         return updated
 
     def _append_memory_event(self, raw: duckdb.DuckDBPyConnection, event: MemoryEvent) -> None:
-        row = raw.execute("SELECT nextval('memory_events_id')").fetchone()
-        new_id = int(row[0]) if row else 0
-        self._db.remember("memory_events", "id = ?", (new_id,))
-        raw.execute(
-            'INSERT INTO memory_events (id, memory_id, session_id, event, "at", actor, detail_json) '
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        row = raw.execute(
+            'INSERT INTO memory_events (memory_id, session_id, event, "at", actor, detail_json) '
+            "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
             (
-                new_id,
                 event.memory_id,
                 event.session_id,
                 event.event,
@@ -194,7 +197,8 @@ class DuckDBMemoryStore(EventsMixin, RecordsMixin):
                 event.actor,
                 rows.dumps(event.detail),
             ),
-        )
+        ).fetchone()
+        self._db.added("memory_events", "id = ?", (int(row[0]) if row else 0,))
 
     def list_memory_events(
         self, *, memory_id: str | None = None, session_id: str | None = None

@@ -45,6 +45,11 @@ class UndoLog:
         rows = tuple(tuple(row) for row in cursor.fetchall())
         self._frames[-1].append(BeforeImage(table, where, tuple(params), columns, rows))
 
+    def added(self, table: str, where: str, params: Sequence[Any]) -> None:
+        """Record rows a write has just added under new keys: undoing deletes them."""
+        if self._frames:
+            self._frames[-1].append(BeforeImage(table, where, tuple(params), (), ()))
+
     def rollback(self) -> None:
         """Undo the innermost frame's writes, newest first."""
         frame = self._frames.pop()
