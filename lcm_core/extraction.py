@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Final
 
 from lcm_core.config import Config
-from lcm_core.extraction_apply import EXTRACTOR, MESSAGE_TYPES, Outcome, apply_event
+from lcm_core.extraction_apply import EXTRACTOR, MESSAGE_TYPES, ActiveItems, Outcome, apply_event
 from lcm_core.extraction_candidates import Candidate, Extraction, extract_message, extract_text
 from lcm_core.models import Event
 from lcm_core.ports import MemoryStore
@@ -72,71 +72,76 @@ def run_extraction(
     if not config.get("extraction.enabled"):
         report.skipped = True
         return report
+    run = _Run(store, session_id, report, ActiveItems(store, session_id))
     try:
-        _retry_pending(store, session_id, int(config.get("extraction.maxAttempts")), report)
-        _extract_new(store, session_id, max(1, batch_size), report)
+        run.retry_pending(int(config.get("extraction.maxAttempts")))
+        run.extract_new(max(1, batch_size))
     except Exception as exc:  # the host must never see an exception from here
         report.errors.append(_describe(exc))
     return report
 
 
-def _retry_pending(
-    store: MemoryStore, session_id: str, max_attempts: int, report: ExtractionReport
-) -> None:
-    for pending in store.list_pending(session_id):
-        if pending.attempts >= max_attempts:
-            report.gave_up += 1
-            continue
-        event = store.get_event(session_id, pending.seq)
-        report.retried += 1
-        if event is None:
-            store.clear_pending(session_id, pending.seq)
-            continue
-        if _process(store, event, report):
-            store.clear_pending(session_id, pending.seq)
-            report.recovered += 1
+@dataclass(slots=True)
+class _Run:
+    """One extraction run over one session."""
 
+    store: MemoryStore
+    session_id: str
+    report: ExtractionReport
+    active: ActiveItems
 
-def _extract_new(
-    store: MemoryStore, session_id: str, batch_size: int, report: ExtractionReport
-) -> None:
-    checkpoint = store.get_checkpoint(session_id)
-    report.last_extract_seq = checkpoint.last_extract_seq
-    end = store.max_event_seq(session_id)
-    if end is None or end <= checkpoint.last_extract_seq:
-        return
-    start = checkpoint.last_extract_seq + 1
-    while start <= end:
-        batch = store.list_events(
-            session_id, start_seq=start, end_seq=end, types=MESSAGE_TYPES, limit=batch_size
-        )
-        # A short batch reaches the end; otherwise the cursor stops at the last event read.
-        batch_end = batch[-1].seq if len(batch) == batch_size else end
-        with store.transaction():
-            for event in batch:
-                _process(store, event, report)
-            _advance(store, session_id, batch_end)
-        report.events_seen += len(batch)
-        report.last_extract_seq = batch_end
-        start = batch_end + 1
+    def retry_pending(self, max_attempts: int) -> None:
+        for pending in self.store.list_pending(self.session_id):
+            if pending.attempts >= max_attempts:
+                self.report.gave_up += 1
+                continue
+            event = self.store.get_event(self.session_id, pending.seq)
+            self.report.retried += 1
+            if event is None:
+                self.store.clear_pending(self.session_id, pending.seq)
+                continue
+            if self.process(event):
+                self.store.clear_pending(self.session_id, pending.seq)
+                self.report.recovered += 1
 
+    def extract_new(self, batch_size: int) -> None:
+        checkpoint = self.store.get_checkpoint(self.session_id)
+        self.report.last_extract_seq = checkpoint.last_extract_seq
+        end = self.store.max_event_seq(self.session_id)
+        if end is None or end <= checkpoint.last_extract_seq:
+            return
+        start = checkpoint.last_extract_seq + 1
+        while start <= end:
+            batch = self.store.list_events(
+                self.session_id, start_seq=start, end_seq=end, types=MESSAGE_TYPES, limit=batch_size
+            )
+            # A short batch reaches the end; otherwise the cursor stops at the last event read.
+            batch_end = batch[-1].seq if len(batch) == batch_size else end
+            with self.store.transaction():
+                for event in batch:
+                    self.process(event)
+                _advance(self.store, self.session_id, batch_end)
+            self.report.events_seen += len(batch)
+            self.report.last_extract_seq = batch_end
+            start = batch_end + 1
 
-def _process(store: MemoryStore, event: Event, report: ExtractionReport) -> bool:
-    """Apply one event in its own savepoint; on failure queue it and report, don't raise."""
-    try:
-        extraction = extract_message(event)
-        if extraction.empty:
-            return True
-        with store.transaction():
-            outcome = apply_event(store, event, extraction)
-    except Exception as exc:
-        message = _describe(exc)
-        store.record_pending(event.session_id, event.seq, message)
-        report.failed += 1
-        report.errors.append(f"seq {event.seq}: {message}")
-        return False
-    report.add(outcome)
-    return True
+    def process(self, event: Event) -> bool:
+        """Apply one event in its own savepoint; on failure queue it and report, don't raise."""
+        try:
+            extraction = extract_message(event)
+            if extraction.empty:
+                return True
+            with self.store.transaction():
+                outcome = apply_event(self.store, event, extraction, self.active)
+        except Exception as exc:
+            self.active.reset()  # its writes were rolled back; the cache may hold some of them
+            message = _describe(exc)
+            self.store.record_pending(event.session_id, event.seq, message)
+            self.report.failed += 1
+            self.report.errors.append(f"seq {event.seq}: {message}")
+            return False
+        self.report.add(outcome)
+        return True
 
 
 def _advance(store: MemoryStore, session_id: str, seq: int) -> None:

@@ -14,8 +14,15 @@ from typing import Final
 from lcm_core import lifecycle
 from lcm_core.capture import is_generated
 from lcm_core.conditions import find_conditions
+from lcm_core.errors import StoreConflictError
 from lcm_core.extraction_candidates import Candidate, Extraction
-from lcm_core.extraction_correct import is_subject_less, pick_target, substitute
+from lcm_core.extraction_correct import (
+    TargetView,
+    is_subject_less,
+    pick_target,
+    substitute,
+    target_view,
+)
 from lcm_core.extraction_rules import classify
 from lcm_core.extraction_task import apply_patch
 from lcm_core.models import Event, MemoryItem, TaskState
@@ -26,6 +33,38 @@ from lcm_core.text import fingerprint, stable_item_id
 EXTRACTOR: Final = "lcm-rules@1"
 MESSAGE_TYPES: Final = ("user/message", "assistant/message")
 _LOOKBACK: Final = 200  # seqs searched for the message a confirmation answers
+
+
+class ActiveItems:
+    """The session's active items a correction may target, newest last.
+
+    Loaded on the first correction of a run and kept in step with the run's own writes,
+    so a long session is read once per run, not once per correction. The runner calls
+    `reset` after a failed event, whose writes were rolled back.
+    """
+
+    def __init__(self, store: MemoryStore, session_id: str) -> None:
+        self._store = store
+        self._session_id = session_id
+        self._items: dict[str, TargetView] | None = None
+
+    def views(self) -> list[TargetView]:
+        if self._items is None:
+            listed = self._store.list_items(self._session_id, statuses=("active",))
+            self._items = {i.id: target_view(i) for i in listed if i.kind != "proposal"}
+        return list(self._items.values())
+
+    def added(self, item: MemoryItem) -> None:
+        if self._items is not None and item.status == "active" and item.kind != "proposal":
+            self._items.pop(item.id, None)
+            self._items[item.id] = target_view(item)
+
+    def removed(self, item_id: str) -> None:
+        if self._items is not None:
+            self._items.pop(item_id, None)
+
+    def reset(self) -> None:
+        self._items = None
 
 
 @dataclass(slots=True)
@@ -39,11 +78,14 @@ class Outcome:
     task_updates: int = 0
 
 
-def apply_event(store: MemoryStore, event: Event, extraction: Extraction) -> Outcome:
+def apply_event(
+    store: MemoryStore, event: Event, extraction: Extraction, active: ActiveItems | None = None
+) -> Outcome:
     """Write what `extraction` says about `event`; call inside a store transaction."""
     outcome = Outcome()
+    known = active if active is not None else ActiveItems(store, event.session_id)
     for candidate in extraction.candidates:
-        _apply_candidate(store, event, candidate, outcome)
+        _apply_candidate(store, event, candidate, outcome, known)
     if extraction.confirmation:
         _promote_answered(store, event, outcome)
     if extraction.task is not None and not extraction.task.empty:
@@ -54,15 +96,13 @@ def apply_event(store: MemoryStore, event: Event, extraction: Extraction) -> Out
     return outcome
 
 
-def _apply_candidate(store: MemoryStore, event: Event, cand: Candidate, outcome: Outcome) -> None:
+def _apply_candidate(
+    store: MemoryStore, event: Event, cand: Candidate, outcome: Outcome, active: ActiveItems
+) -> None:
     target = None
     if cand.correction is not None:
-        active = [
-            item
-            for item in store.list_items(event.session_id, statuses=("active",))
-            if item.kind != "proposal"
-        ]
-        target = pick_target(cand.correction, (*cand.quantities, *cand.replaced), active)
+        found = (*cand.quantities, *cand.replaced)
+        target = pick_target(cand.correction, found, active.views())
     content, quantities = cand.content, cand.quantities
     if target is not None:
         subject_less = is_subject_less(cand.correction.body if cand.correction else "", quantities)
@@ -78,11 +118,13 @@ def _apply_candidate(store: MemoryStore, event: Event, cand: Candidate, outcome:
     item = _item(event, cand, kind, content, quantities)
     # An id that exists already is a replay or a restatement, handled below.
     if target is not None and target.id != item.id and store.get_item(item.id) is None:
-        lifecycle.supersede(store, target.id, item, detail={"seq": event.seq})
+        stored = lifecycle.supersede(store, target.id, item, detail={"seq": event.seq})
+        active.removed(target.id)
+        active.added(stored)
         outcome.created += 1
         outcome.superseded += 1
         return
-    _insert_or_restate(store, event, item, outcome)
+    _insert_or_restate(store, event, item, outcome, active)
 
 
 def _kind(cand: Candidate, target: MemoryItem | None, content: str) -> str:
@@ -120,13 +162,25 @@ def _item(
 
 
 def _insert_or_restate(
-    store: MemoryStore, event: Event, item: MemoryItem, outcome: Outcome
+    store: MemoryStore, event: Event, item: MemoryItem, outcome: Outcome, active: ActiveItems
 ) -> None:
-    existing = store.get_item(item.id)
-    if existing is None:
-        _, created = store.insert_item(item)
-        outcome.created += int(created)
+    try:
+        stored, created = store.insert_item(item)
+    except StoreConflictError:
+        # The id exists but is not active: a replay, or a value said again.
+        existing = store.get_item(item.id)
+        if existing is None:
+            raise
+        _restate(store, event, existing, outcome, active)
         return
+    if created:
+        outcome.created += 1
+        active.added(stored)
+
+
+def _restate(
+    store: MemoryStore, event: Event, existing: MemoryItem, outcome: Outcome, active: ActiveItems
+) -> None:
     replayed = existing.derived_from_seq is not None and existing.derived_from_seq >= event.seq
     if existing.status in ("active", "disputed") or replayed:
         return
@@ -141,14 +195,16 @@ def _insert_or_restate(
         and head.derived_from_seq >= event.seq
     ):
         return  # a replay of a message older than the correction that replaced this value
-    lifecycle.restate(
+    revived = lifecycle.restate(
         store,
         existing.id,
         head.id if head is not None else None,
         detail={"seq": event.seq, "reason": "restated"},
     )
+    active.added(revived)
     outcome.reactivated += 1
     if head is not None:
+        active.removed(head.id)
         outcome.superseded += 1
 
 

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from lcm_core.capture import is_generated, is_user_input
-from lcm_core.conditions import find_conditions
 from lcm_core.extraction_correct import CorrectionCue, correction_cue
 from lcm_core.extraction_rules import (
     Verdict,
@@ -26,9 +25,10 @@ from lcm_core.extraction_rules import (
 from lcm_core.extraction_task import TaskPatch, task_patch
 from lcm_core.extraction_text import clauses, clean_content, scope_of, sentences
 from lcm_core.models import Event
-from lcm_core.numbers import Quantity, parse_quantities
+from lcm_core.numbers import Quantity, quantities_and_conditions
 
 MIN_CLAUSE_CHARS: Final = 5
+_DIGIT: Final = re.compile(r"[0-9０-９]")
 # A clause whose object is only a pronoun restates agreement, not a memory.
 _BARE_PRONOUN: Final = re.compile(
     r"^(?:(?:let's|let us|we'll|we will|please|ok|okay|yes|sure)\s+)*(?:do|go with|use|try|"
@@ -121,13 +121,12 @@ def _segments(body: str) -> list[tuple[str, Verdict | None]]:
     """
     groups: list[tuple[list[str], Verdict | None]] = []
     for clause in clauses(body):
-        quantities = parse_quantities(clause)
-        verdict = classify(clause, quantities)
+        verdict = classify(clause)
         if not groups:
             groups.append(([clause], verdict))
             continue
         members, current = groups[-1]
-        short = not _substantial(clause, quantities)
+        short = not _substantial(clause)
         if short and verdict is not None and verdict.kind != "open_question" and current:
             verdict = None  # too short to stand alone ("合规要求"): a remark on the last clause
         if verdict is None or current is None or verdict.kind == current.kind:
@@ -143,9 +142,11 @@ def _segments(body: str) -> list[tuple[str, Verdict | None]]:
     return [(_rejoin(body, members), verdict) for members, verdict in groups]
 
 
-def _substantial(clause: str, quantities: list[Quantity]) -> bool:
+def _substantial(clause: str) -> bool:
     stripped = clean_content(clause)
-    return bool(quantities) or len(stripped) >= MIN_CLAUSE_CHARS or " " in stripped
+    return (
+        len(stripped) >= MIN_CLAUSE_CHARS or " " in stripped or _DIGIT.search(stripped) is not None
+    )
 
 
 def _rejoin(body: str, members: list[str]) -> str:
@@ -172,12 +173,12 @@ def _candidate(
     content = clean_content(segment)
     if not content or _BARE_PRONOUN.match(content):
         return None
-    quantities = parse_quantities(content)
+    quantities, conditions = quantities_and_conditions(content)
     return Candidate(
         kind=verdict.kind if verdict else None,
         content=content,
         evidence_type=evidence,
-        conditions=tuple(dict.fromkeys(c.text for c in find_conditions(content))),
+        conditions=tuple(dict.fromkeys(c.text for c in conditions)),
         scope=scope_of(content),
         quantities=tuple(q for q in quantities if not q.negated),
         replaced=tuple(q for q in quantities if q.negated),

@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from functools import lru_cache
+from typing import Any, Final
 
 from lcm_core.models import MemoryItem
 from lcm_core.numbers import Quantity
@@ -52,7 +53,7 @@ _CUE_TERMS: Final = frozenset(_CUE_TEXT.split())
 _UNIT_TEXT: Final = """ms sec secs seconds second min mins minutes minute hours hour hrs days day weeks week
     months month years year mb gb kb tb bytes percent items 毫秒 分钟 小时 秒钟"""
 _UNIT_TERMS: Final = frozenset(_UNIT_TEXT.split())
-RECENT_ITEMS: Final = 300  # candidates considered, newest first
+RECENT_ITEMS: Final = 150  # candidates considered: corrections refer to recent values
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,13 +86,19 @@ def correction_cue(sentence: str) -> CorrectionCue | None:
     return CorrectionCue(body=body, explicit=explicit, replaced=replaced)
 
 
-def key_terms(text: str) -> set[str]:
+def key_terms(text: str) -> frozenset[str]:
     """Content words and CJK bigrams, without numbers, units and correction words."""
-    return {
+    return _key_terms(text)
+
+
+@lru_cache(maxsize=4096)
+def _key_terms(text: str) -> frozenset[str]:
+    # Pure and called for the same stored contents again and again while picking targets.
+    return frozenset(
         t
         for t in tokenize(text)
         if can_narrow(t) and not t.isdigit() and t not in _CUE_TERMS and t not in _UNIT_TERMS
-    }
+    )
 
 
 def is_subject_less(body: str, quantities: Sequence[Quantity]) -> bool:
@@ -103,55 +110,88 @@ def _without_numbers(text: str) -> str:
     return re.sub(r"\d[\d,.]*", " ", text)
 
 
+@dataclass(frozen=True, slots=True)
+class TargetView:
+    """An active item as corrections see it: folded text, key terms, (value, unit) pairs."""
+
+    item: MemoryItem
+    folded: str
+    terms: frozenset[str]
+    numbers: tuple[tuple[Any, Any], ...]
+
+
+def target_view(item: MemoryItem) -> TargetView:
+    """Prepare an item once; it is then scored against every correction of the run."""
+    return TargetView(
+        item=item,
+        folded=item.content.casefold(),
+        terms=key_terms(_without_numbers(item.content)),
+        numbers=tuple((n.get("value"), n.get("unit")) for n in item.numbers),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Probe:
+    """What a correction is matched with, prepared once per correction."""
+
+    terms: frozenset[str]
+    replaced: tuple[tuple[str, re.Pattern[str]], ...]
+    negated: tuple[Quantity, ...]
+    units: frozenset[str]
+    values: frozenset[tuple[int | float, str | None]]
+    subject_less: bool
+
+
 def pick_target(
-    cue: CorrectionCue, quantities: Sequence[Quantity], items: Sequence[MemoryItem]
+    cue: CorrectionCue, quantities: Sequence[Quantity], views: Sequence[TargetView]
 ) -> MemoryItem | None:
     """The active item the correction replaces, or None when nothing fits well enough."""
-    subject_less = is_subject_less(cue.body, quantities)
-    terms = key_terms(_without_numbers(cue.body))
+    positive = [q for q in quantities if not q.negated]
+    probe = _Probe(
+        terms=key_terms(_without_numbers(cue.body)),
+        # ASCII edges: "3000" must match in "3000元" but not in "13000" or "v3000x".
+        replaced=tuple(
+            (
+                text.casefold(),
+                re.compile(
+                    r"(?<![A-Za-z0-9_.])" + re.escape(text.casefold()) + r"(?![A-Za-z0-9_])"
+                ),
+            )
+            for text in cue.replaced
+        ),
+        negated=tuple(q for q in quantities if q.negated),
+        units=frozenset(q.unit for q in positive if q.unit),
+        values=frozenset((q.value, q.unit) for q in positive),
+        subject_less=is_subject_less(cue.body, quantities),
+    )
+    needed = 3.0 if not cue.explicit else (0.5 if probe.subject_less else 1.0)
     best: tuple[float, int] | None = None
     chosen: MemoryItem | None = None
-    for order, item in enumerate(items[-RECENT_ITEMS:]):
-        score, replaced_hit = _score(cue, quantities, terms, item, subject_less)
-        needed = 3.0 if not cue.explicit else (0.5 if subject_less else 1.0)
+    for order, view in enumerate(views[-RECENT_ITEMS:]):
+        score, replaced_hit = _score(probe, view)
         if (not cue.explicit and not replaced_hit) or score < needed:
             continue
         rank = (score, order)  # later items win ties
         if best is None or rank > best:
-            best, chosen = rank, item
+            best, chosen = rank, view.item
     return chosen
 
 
-def _score(
-    cue: CorrectionCue,
-    quantities: Sequence[Quantity],
-    terms: set[str],
-    item: MemoryItem,
-    subject_less: bool,
-) -> tuple[float, bool]:
-    content = item.content.casefold()
-    numbers = [(n.get("value"), n.get("unit")) for n in item.numbers]
-    score = 0.0
-    replaced_hit = False
-    for q in quantities:
-        if q.negated and any(
-            v == q.value and (u == q.unit or None in (u, q.unit)) for v, u in numbers
-        ):
-            replaced_hit = True
-    for text in cue.replaced:
-        # ASCII edges: "3000" must match in "3000元" but not in "13000" or "v3000x".
-        pattern = r"(?<![A-Za-z0-9_.])" + re.escape(text.casefold()) + r"(?![A-Za-z0-9_])"
-        if re.search(pattern, content):
-            replaced_hit = True
-    if replaced_hit:
-        score += 3.0
-    positive = [q for q in quantities if not q.negated]
-    if any(q.unit and any(u == q.unit for _, u in numbers) for q in positive):
+def _score(probe: _Probe, view: TargetView) -> tuple[float, bool]:
+    numbers = view.numbers
+    replaced_hit = any(
+        v == q.value and (u == q.unit or None in (u, q.unit))
+        for q in probe.negated
+        for v, u in numbers
+    ) or any(text in view.folded and rx.search(view.folded) for text, rx in probe.replaced)
+    score = 3.0 if replaced_hit else 0.0
+    if probe.units and any(u in probe.units for _, u in numbers):
         score += 1.0
-    if any((q.value, q.unit) in numbers for q in positive):
+    if probe.values and any(pair in probe.values for pair in numbers):
         score += 2.0  # the old value, mentioned again ("20太小了")
-    score += min(len(terms & key_terms(_without_numbers(item.content))), 3)
-    if subject_less and numbers:
+    if probe.terms:
+        score += min(len(probe.terms & view.terms), 3)
+    if probe.subject_less and numbers:
         score += 0.5
     return score, replaced_hit
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from lcm_core.numbers import Quantity
+from lcm_core.numbers import Quantity, parse_quantities
 
 _NOT_LATIN_BEFORE = r"(?<![A-Za-z])"
 _NOT_LATIN_AFTER = r"(?![A-Za-z])"
@@ -201,14 +201,21 @@ def _any(patterns: Sequence[re.Pattern[str]], text: str) -> bool:
     return any(p.search(text) for p in patterns)
 
 
-def classify(clause: str, quantities: Sequence[Quantity] = ()) -> Verdict | None:
-    """The kind of memory a user clause states, or None when it states none."""
+def classify(clause: str, quantities: Sequence[Quantity] | None = None) -> Verdict | None:
+    """The kind of memory a user clause states, or None when it states none.
+
+    `quantities` are the clause's numbers; they are parsed here when not given and needed.
+    """
     if _any(OPEN_QUESTION, clause):
         return Verdict("open_question", 6)
     if _any(PREFERENCE, clause):
         return Verdict("preference", 5)
-    bound = any(q.comparator in _BOUNDS and not q.negated for q in quantities)
-    if _any(STRONG_CONSTRAINT, clause) or (bound and not DESCRIPTIVE.search(clause)):
+    if _any(STRONG_CONSTRAINT, clause):
+        return Verdict("constraint", 4)
+    numbers = parse_quantities(clause) if quantities is None else quantities
+    if any(q.comparator in _BOUNDS and not q.negated for q in numbers) and not DESCRIPTIVE.search(
+        clause
+    ):
         return Verdict("constraint", 4)
     if _any(DECISION, clause):
         return Verdict("decision", 3)

@@ -55,6 +55,16 @@ _OPEN_ITEM: Final = (
 )
 
 
+# Every pattern above needs one of these words; most sentences have none, so check first.
+_TRIGGER: Final = re.compile(
+    r"goal|objective|aim|mission|done|finished|through|completed|complete|shipped|merged|"
+    r"wrapped|blocked|stuck|waiting|blocker|can't|todo|to-do|to do|action item|next step|"
+    r"still|remaining|left to do|目标|目的|任务|完成|完了|搞定|弄好|修好|上线|合并|卡在|阻塞|"
+    r"卡住|挡住|待办|待做|还需要|还得|接下来|下一步",
+    re.IGNORECASE,
+)
+
+
 @dataclass(frozen=True, slots=True)
 class TaskPatch:
     """What one user sentence changes in the task state."""
@@ -80,6 +90,8 @@ class TaskPatch:
 def task_patch(sentence: str) -> TaskPatch | None:
     """The task-state change a sentence states explicitly, or None."""
     text = sentence.strip(_TRAIL)
+    if not _TRIGGER.search(text):
+        return None
     for field, patterns in (
         ("goal", _GOAL),
         ("open_items", _OPEN_ITEM),

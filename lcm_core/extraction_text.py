@@ -173,7 +173,8 @@ def clean_content(text: str) -> str:
 
 def scope_of(text: str) -> dict[str, Any]:
     """Where a memory applies: paths and files, tools, components and environments named."""
-    paths = list(query_signals(text).paths)
+    # Full query signals are costly; only text with a path separator can hold a path.
+    paths = list(query_signals(text).paths) if ("/" in text or "\\" in text) else []
     for pattern in (_FILE_RE, _DIR_RE):
         for match in pattern.finditer(text):
             if not any(match.group() in p for p in paths):

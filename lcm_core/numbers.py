@@ -83,6 +83,33 @@ _MULTIPLIER_VALUES.update(
     {"k": 1_000, "万": 10_000, "千": 1_000, "亿": 100_000_000, "m": 1_000_000}
 )
 _WORD: Final = re.compile(r"[A-Za-z][A-Za-z\-]*")
+# Anything that could be a number: text without one skips every other pattern.
+_MAYBE_NUMBER: Final = re.compile("[0-9０-９" + _ZH_NUM_CHARS + "]")
+
+
+def _alternation(raws: list[str], flags: int = 0) -> re.Pattern[str]:
+    """One regex for a longest-first list of spellings; a spelling ending in a Latin letter
+    must not run into another letter ("ms" is no unit in "msgs")."""
+    parts = [
+        re.escape(raw) + ("(?![A-Za-z])" if raw[-1].isascii() and raw[-1].isalpha() else "")
+        for raw in raws
+    ]
+    return re.compile("(?:" + "|".join(parts) + ")", flags)
+
+
+_ATTACHED_RE: Final = _alternation([raw for raw, _ in ATTACHED_UNITS])
+_ATTACHED_MAP: Final = dict(ATTACHED_UNITS)
+_SPACED_RE: Final = _alternation([raw for raw, _ in SPACED_UNITS], re.IGNORECASE)
+_SPACED_MAP: Final = {raw.casefold(): canonical for raw, canonical in SPACED_UNITS}
+_MEASURE_RE: Final = _alternation(list(MEASURE_WORDS))
+# One search says whether any comparator cue is there; the ordered list then says which.
+_ANY_BEFORE: Final = re.compile(
+    "|".join(p.pattern for p, _ in (*EN_COMPARATORS, *ZH_COMPARATORS)), re.IGNORECASE
+)
+_ANY_AFTER: Final = re.compile(
+    "|".join(p.pattern for p, _ in (*EN_SUFFIX_COMPARATORS, *ZH_SUFFIX_COMPARATORS)),
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +140,14 @@ class Quantity:
 
 def parse_quantities(text: str) -> list[Quantity]:
     """The quantities of one sentence in reading order, each with its conditions."""
+    return quantities_and_conditions(text)[0]
+
+
+def quantities_and_conditions(text: str) -> tuple[list[Quantity], list[Condition]]:
+    """The quantities of one sentence and the condition clauses found on the way."""
+    conditions = find_conditions(text)
+    if not _MAYBE_NUMBER.search(text):
+        return [], conditions
     wide = text.translate(_WIDE)
     blocked = _blocked_spans(wide)
     found: list[Quantity] = []
@@ -124,7 +159,7 @@ def parse_quantities(text: str) -> list[Quantity]:
         if quantity is not None:
             found.append(quantity)
             consumed_to = quantity.end
-    return attach_conditions(text, found, find_conditions(text))
+    return attach_conditions(text, found, conditions), conditions
 
 
 def attach_conditions(
@@ -277,30 +312,21 @@ def _apply_multiplier(wide: str, end: int, value: int | float) -> tuple[int | fl
 
 def _unit_after(wide: str, end: int) -> tuple[str | None, int]:
     """The unit written after a number (attached, spaced, or a counted noun), and its end."""
-    rest = wide[end : end + 40]
-    for raw, canonical in ATTACHED_UNITS:
-        if rest.startswith(raw) and not _letter_follows(rest, len(raw), raw):
-            return canonical, end + len(raw)
-    stripped = rest.lstrip(" ")
-    gap = len(rest) - len(stripped)
-    if gap > 1:
+    attached = _ATTACHED_RE.match(wide, end)
+    if attached:
+        return _ATTACHED_MAP[attached.group()], attached.end()
+    gap = 1 if wide[end : end + 1] == " " else 0
+    if gap and wide[end + 1 : end + 2] == " ":
         return None, end
-    lowered = stripped.casefold()
-    for raw, canonical in SPACED_UNITS:
-        if lowered.startswith(raw) and not _letter_follows(stripped, len(raw), raw):
-            return canonical, end + gap + len(raw)
-    for word, canonical in MEASURE_WORDS.items():
-        if stripped.startswith(word):
-            return canonical, end + gap + len(word)
-    if gap == 1:
+    spaced = _SPACED_RE.match(wide, end + gap)
+    if spaced:
+        return _SPACED_MAP[spaced.group().casefold()], spaced.end()
+    measure = _MEASURE_RE.match(wide, end + gap)
+    if measure:
+        return MEASURE_WORDS[measure.group()], measure.end()
+    if gap:
         return _counted_noun(wide, end + gap)
     return None, end
-
-
-def _letter_follows(rest: str, length: int, raw: str) -> bool:
-    if not raw[-1:].isascii() or not raw[-1:].isalpha():
-        return False
-    return rest[length : length + 1].isascii() and rest[length : length + 1].isalpha()
 
 
 def _counted_noun(wide: str, start: int) -> tuple[str | None, int]:
@@ -339,6 +365,8 @@ def _currency_prefix(before: str) -> str:
 def _comparator_before(before: str) -> str | None:
     tail = before[-40:]
     tail = tail[: len(tail) - len(_currency_prefix(tail))]
+    if not _ANY_BEFORE.search(tail):
+        return None
     for pattern, comparator in EN_COMPARATORS:
         if pattern.search(tail):
             return comparator
@@ -350,6 +378,8 @@ def _comparator_before(before: str) -> str | None:
 
 def _comparator_after(wide: str, end: int) -> str | None:
     rest = wide[end : end + 16]
+    if not _ANY_AFTER.match(rest):
+        return None
     for pattern, comparator in (*EN_SUFFIX_COMPARATORS, *ZH_SUFFIX_COMPARATORS):
         if pattern.match(rest):
             return comparator
