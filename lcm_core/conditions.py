@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-_BOUNDARY: Final = r"[,;:.!?\n，。；：！？（）()]"
+MAX_CONDITIONS: Final = 16  # per sentence; more is a pasted text, not a stated limit
 # English markers that open a clause lasting to the next boundary.
 _EN_CLAUSE: Final = re.compile(
     r"\b(?:(?:only|even|except) )?(?:when(?:ever)?|if|unless|while|during|until|once|"
@@ -109,7 +109,11 @@ def _zh_tails(text: str) -> list[Condition]:
     """Clauses that end in a time marker without an opening one: "跑测试的时候"."""
     found: list[Condition] = []
     for match in _ZH_TAIL.finditer(text):
-        clause_start = max(text.rfind(ch, 0, match.start()) for ch in "，。；,;！？：:\n（(") + 1
+        window = max(0, match.start() - 24)  # only a short stretch can belong to the clause
+        clause_start = (
+            max(text.rfind(ch, window, match.start()) for ch in "，。；,;！？：:\n（(") + 1
+        )
+        clause_start = max(clause_start, window)
         start = max(clause_start, match.start() - 16)
         # Do not begin inside a Latin word.
         while start < match.start() and text[start - 1 : start].isalnum() and start > clause_start:
@@ -126,8 +130,10 @@ def _merge(conditions: list[Condition]) -> list[Condition]:
     """Drop a condition that lies inside another; keep reading order."""
     ordered = sorted(conditions, key=lambda c: (c.start, -c.end))
     kept: list[Condition] = []
+    reach = -1  # every kept condition starts before this one; the furthest end decides
     for cond in ordered:
-        if any(k.start <= cond.start and cond.end <= k.end for k in kept):
+        if cond.end <= reach:
             continue
         kept.append(cond)
-    return kept
+        reach = cond.end
+    return kept[:MAX_CONDITIONS]

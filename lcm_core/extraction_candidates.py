@@ -28,6 +28,7 @@ from lcm_core.models import Event
 from lcm_core.numbers import Quantity, quantities_and_conditions
 
 MIN_CLAUSE_CHARS: Final = 5
+MAX_CANDIDATES: Final = 100  # per message; the raw event keeps everything
 _DIGIT: Final = re.compile(r"[0-9０-９]")
 # A clause whose object is only a pronoun restates agreement, not a memory.
 _BARE_PRONOUN: Final = re.compile(
@@ -96,7 +97,7 @@ def _from_user(text: str) -> Extraction:
         if is_question(sentence) or is_one_off_request(sentence):
             continue
         found.extend(_user_sentence(sentence))
-    return Extraction(candidates=tuple(found), task=patch)
+    return Extraction(candidates=_bounded(found), task=patch)
 
 
 def _user_sentence(sentence: str) -> list[Candidate]:
@@ -164,7 +165,15 @@ def _from_assistant(text: str) -> Extraction:
         candidate = _candidate(sentence, Verdict("proposal", 0), "assistant_proposal", None)
         if candidate is not None:
             found.append(candidate)
-    return Extraction(candidates=tuple(found))
+    return Extraction(candidates=_bounded(found))
+
+
+def _bounded(found: list[Candidate]) -> tuple[Candidate, ...]:
+    """Candidates without repeats, at most MAX_CANDIDATES: a pasted wall of text stays cheap."""
+    unique: dict[tuple[str | None, str], Candidate] = {}
+    for candidate in found:
+        unique.setdefault((candidate.kind, candidate.content.casefold()), candidate)
+    return tuple(unique.values())[:MAX_CANDIDATES]
 
 
 def _candidate(

@@ -10,6 +10,7 @@ Units are canonical for measures (ms, s, min, h, day, week, month, year, B..TB, 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
@@ -83,6 +84,8 @@ _MULTIPLIER_VALUES.update(
     {"k": 1_000, "万": 10_000, "千": 1_000, "亿": 100_000_000, "m": 1_000_000}
 )
 _WORD: Final = re.compile(r"[A-Za-z][A-Za-z\-]*")
+_NO_END: Final = 1 << 62
+_TAIL: Final = 60  # characters before a number that cues (comparator, "not", "port") may use
 # Anything that could be a number: text without one skips every other pattern.
 _MAYBE_NUMBER: Final = re.compile("[0-9０-９" + _ZH_NUM_CHARS + "]")
 
@@ -186,17 +189,27 @@ def _same_clause(text: str, q: Quantity, cond: Condition) -> bool:
 
 
 def _blocked_spans(text: str) -> list[tuple[int, int]]:
-    spans = [(m.start(), m.end()) for p in _NOT_QUANTITY for m in p.finditer(text)]
-    return sorted(spans)
+    """Spans holding no quantity, sorted and merged so that they do not overlap."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted((m.start(), m.end()) for p in _NOT_QUANTITY for m in p.finditer(text)):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
-    return any(start <= position < end for start, end in spans)
+    # Spans are disjoint and sorted: only the last one starting at or before it can hold it.
+    index = bisect_right(spans, (position, _NO_END))
+    return index > 0 and spans[index - 1][1] > position
 
 
 def _read(text: str, wide: str, match: re.Match[str]) -> Quantity | None:
     start, end = match.span()
-    before = wide[:start]
+    # Only the last few characters before a number matter; a bounded tail keeps
+    # long texts with many numbers linear.
+    before = wide[max(0, start - _TAIL) : start]
     if match.group("zh"):
         return _read_chinese(text, wide, start, end)
     if _LEFT_BLOCK.search(before) and not _ALLOWED_LEFT_DASH.search(before):
@@ -239,7 +252,7 @@ def _read_chinese(text: str, wide: str, start: int, end: int) -> Quantity | None
     value = chinese_number(chars)
     if value is None or wide[start - 1 : start] == "第":
         return None  # not a numeral, or an ordinal ("第三个")
-    before = wide[:start]
+    before = wide[max(0, start - _TAIL) : start]
     comparator = _comparator_before(before)
     unit: str | None
     if before.endswith("百分之"):

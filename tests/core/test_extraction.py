@@ -429,3 +429,25 @@ def test_extract_text_is_pure_and_repeatable() -> None:
         ("constraint", "Compose 只在本地开发用"),
     ]
     assert first.candidates[0].correction is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        " ".join(str(n) for n in range(4000))[:20_000],
+        ("Keep p95 under 200 ms when the cache is warm.\n" * 900)[:20_000],
+        ("我们决定用的是在的时候情况下" * 1500)[:20_000],
+        "\x00\ud800 must \udfff never 3000元" * 50,
+        "(" * 5000 + "预算不超过3000元" + ")" * 5000,
+        "```\n" + "x = 1\n" * 3000,
+    ],
+    ids=["digits", "repeated-rule", "unpunctuated-zh", "nul-surrogates", "parens", "code"],
+)
+def test_large_and_garbage_text_is_bounded(text: str) -> None:
+    """any text up to the stored maximum extracts without raising, at most 100 candidates."""
+    for role in ("user", "assistant"):
+        extraction = extract_text(normalize_text(text), role)
+        assert len(extraction.candidates) <= 100
+        assert len({(c.kind, c.content) for c in extraction.candidates}) == len(
+            extraction.candidates
+        )
