@@ -9,6 +9,7 @@ change there.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import uuid
 from collections.abc import Mapping, Sequence
@@ -18,8 +19,8 @@ from typing import Any, Final
 from lcm_adapter import hostmsg
 from lcm_adapter.commands import CommandResult, run_command
 from lcm_adapter.paths import resolve_db_url
-from lcm_core.assembly import AssemblyResult
-from lcm_core.assembly_log import assemble_and_log
+from lcm_core.assembly import AssemblyResult, assemble
+from lcm_core.assembly_log import log_assembly
 from lcm_core.capture import CaptureReport, capture_batch, capture_event
 from lcm_core.config import Config, load_config
 from lcm_core.models import AssemblyLog
@@ -36,6 +37,8 @@ SOURCE_FORM: Final = "snapshot"
 _MESSAGE_NAMESPACE: Final = uuid.UUID("6f1c2a4e-3b5d-4e8f-9a7b-1c2d3e4f5a6b")
 MAX_ERROR_CHARS: Final = 300
 ALLOW: Final[dict[str, str]] = {"kind": "allow"}
+# How many recent assembly logs to read, in widening passes, for a block this turn showed.
+SAME_TURN_LOOKBACK: Final = (2, 16, 64)
 
 
 @dataclass(slots=True)
@@ -154,6 +157,8 @@ class MemoryRuntime:
             result = _call_assembly(
                 self.store, session_id, step_messages, turn, step, self.config, token_meter
             )
+            result = _unless_shown_this_turn(self.store, result)
+            result = _call_log_assembly(self.store, result, self.config)
         except Exception as exc:
             self.stats.pre_step_errors += 1
             self._note_error(f"pre-step: {exc!r}")
@@ -272,6 +277,30 @@ class MemoryRuntime:
         self.stats.last_error = _short(text)
 
 
+def _unless_shown_this_turn(store: MemoryStore, result: AssemblyResult) -> AssemblyResult:
+    """Not injected when this turn already shows the very same block.
+
+    DSH keeps every injected message in the history, so in a tool loop the same block
+    would otherwise pile up once per step. After a compaction the earlier copy may be
+    gone, so a post-compaction block is always injected.
+    """
+    if not result.injected or result.turn is None or result.trigger == "post-compaction":
+        return result
+    # Log rows are decoded whole, so read a few first: step 1 of a turn stops at once.
+    for limit in SAME_TURN_LOOKBACK:
+        logs = store.list_assembly_logs(result.session_id, limit=limit)
+        for log in logs:
+            if log.turn != result.turn:
+                return result
+            if log.injected and log.content_hash == result.content_hash:
+                why = f"the same block is already on screen (turn {log.turn}, step {log.step})"
+                reasons = (*result.reasons, {"kind": "skipped", "why": why})
+                return dataclasses.replace(result, injected=False, reasons=reasons)
+        if len(logs) < limit:
+            break
+    return result
+
+
 def _section_ref(section: Mapping[str, Any]) -> dict[str, Any]:
     """A section of the block as the host records it: its name, title and sources."""
     return {
@@ -322,15 +351,20 @@ def _call_assembly(
     config: Config,
     token_meter: Any,
 ) -> AssemblyResult:
-    return assemble_and_log(
-        store,
-        session_id,
-        messages,
-        config,
-        turn=turn,
-        step=step,
-        token_meter=token_meter,
+    return assemble(
+        store, session_id, messages, config, turn=turn, step=step, token_meter=token_meter
     )
+
+
+def _call_log_assembly(
+    store: MemoryStore, result: AssemblyResult, config: Config
+) -> AssemblyResult:
+    try:
+        log_assembly(store, result, config)
+    except Exception as exc:  # a full disk must not cost the step its memory
+        errors = (*result.errors, f"assembly log failed: {type(exc).__name__}: {exc}")
+        return dataclasses.replace(result, errors=errors)
+    return result
 
 
 def _call_preconditions(

@@ -2,8 +2,9 @@
 
 One JSON object per line in each direction. Requests (with an `id`) are answered in
 the order they arrive, one at a time; notifications (no `id`) are capture and
-bookkeeping, never answered, so the host never waits on them. Because one loop reads
-stdin in order, an event sent before a pre-step is stored before that pre-step runs.
+bookkeeping, never answered, so the host never waits on them. Because one loop works
+through stdin in order, an event sent before a pre-step is stored before that pre-step
+runs; events that are already waiting together are captured in one transaction.
 
 Methods:
   initialize {settings?, cwd?}                -> {name, version, db, schema, pid, warnings}
@@ -23,6 +24,7 @@ anything else that tries to print goes to stderr.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -31,6 +33,7 @@ from collections.abc import Callable, Mapping
 from typing import IO, Any, Final
 
 from lcm_adapter.commands import split_input
+from lcm_adapter.inbox import Inbox, event_of, take_batch
 from lcm_adapter.runtime import MemoryRuntime
 from lcm_core.config import load_config
 
@@ -40,6 +43,8 @@ METHOD_NOT_FOUND: Final = -32601
 INVALID_PARAMS: Final = -32602
 INTERNAL_ERROR: Final = -32603
 SERVER_NAME: Final = "long-conversation-memory"
+# Most events captured in one transaction when they arrive together.
+MAX_BATCH: Final = 500
 
 
 class ParamsError(ValueError):
@@ -224,6 +229,19 @@ class Sidecar:
         if runtime is not None:
             runtime.on_event(session_id, params.get("event"))
 
+    def capture(self, session_id: str, events: list[Any]) -> None:
+        """Store events that arrived together: one, or a batch in one transaction."""
+        runtime = self.runtime()
+        if runtime is None:
+            return
+        try:
+            if len(events) == 1:
+                runtime.on_event(session_id, events[0])
+            else:
+                runtime.on_events(session_id, events)
+        except Exception as exc:  # the runtime never raises, but the loop must outlive bugs
+            _log(f"capture failed: {exc!r}")
+
     def events(self, params: Mapping[str, Any]) -> None:
         session_id = _text(params, "sessionId")
         batch = params.get("events")
@@ -285,9 +303,14 @@ def _log(text: str) -> None:
 
 def serve(sidecar: Sidecar, stdin: IO[bytes], stdout: IO[bytes]) -> int:
     """Read lines until EOF or `shutdown`; returns the exit code."""
+    inbox = Inbox(stdin)
     try:
-        for raw in stdin:
-            answer = sidecar.handle_line(raw.decode("utf-8", "replace"))
+        while (line := inbox.get()) is not None:
+            event = event_of(line)
+            if event is not None:
+                sidecar.capture(event[0], take_batch(inbox, event, MAX_BATCH))
+                continue
+            answer = sidecar.handle_line(line)
             if answer is not None:
                 stdout.write(answer.encode("utf-8") + b"\n")
                 stdout.flush()
@@ -316,7 +339,18 @@ def main(db: str | None = None, settings: Mapping[str, Any] | None = None) -> in
     def open_runtime(given: Mapping[str, Any] | None) -> MemoryRuntime:
         return MemoryRuntime.open(db, given if given is not None else settings)
 
-    return serve(Sidecar(open_runtime), sys.stdin.buffer, protocol_out)
+    code = 0
+    try:
+        code = serve(Sidecar(open_runtime), sys.stdin.buffer, protocol_out)
+    except SystemExit as exc:  # SIGTERM, after serve() closed the store
+        code = exc.code if isinstance(exc.code, int) else 0
+    finally:
+        # The stdin reader thread may be blocked in a read; a normal interpreter exit
+        # would wait on its lock and abort. Everything is closed and flushed by now.
+        for stream in (protocol_out, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(code)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -22,6 +23,7 @@ from lcm_adapter.sidecar import (
     METHOD_NOT_FOUND,
     PARSE_ERROR,
     Sidecar,
+    serve,
 )
 
 SID = "会话-sidecar"
@@ -215,3 +217,31 @@ def test_stray_prints_never_reach_the_protocol_stream(tmp_path: Path) -> None:
     assert proc.returncode == 0
     assert [json.loads(line)["id"] for line in proc.stdout.splitlines()] == [1]
     assert b"debug noise" in proc.stderr
+
+
+def test_waiting_events_are_captured_together_and_in_order(tmp_path: Path) -> None:
+    """Events already queued are stored in batches, never past a request or another session."""
+    batches: list[tuple[str, list[int]]] = []
+
+    class Spy(Sidecar):
+        def capture(self, session_id: str, events: list[Any]) -> None:
+            batches.append((session_id, [e["seq"] for e in events]))
+            super().capture(session_id, events)
+
+    server = Spy(lambda settings: MemoryRuntime.open(str(tmp_path / "m.sqlite"), settings))
+    events = conversation(sample_turns())
+    lines = [
+        *(note("event", sessionId=SID, event=e) for e in events[:10]),
+        call(1, "command", sessionId=SID, input="status"),
+        *(note("event", sessionId=SID, event=e) for e in events[10:]),
+        note("event", sessionId="另一个会话", event=user(0, "别的会话")),
+        call(2, "ping"),
+    ]
+    stdin = io.BytesIO(b"".join(json.dumps(m).encode() + b"\n" for m in lines))
+    stdout = io.BytesIO()
+    assert serve(server, stdin, stdout) == 0
+    answers = [json.loads(line) for line in stdout.getvalue().splitlines()]
+    assert re.search(r"^events +10$", answers[0]["result"]["text"], re.M)
+    assert answers[1]["result"]["stats"]["events"] == 17
+    mine = [seq for session, seqs in batches if session == SID for seq in seqs]
+    assert mine == list(range(16)) and batches[-1] == ("另一个会话", [0])
