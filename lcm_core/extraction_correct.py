@@ -179,18 +179,32 @@ def pick_target(
 
 def _score(probe: _Probe, view: TargetView) -> tuple[float, bool]:
     numbers = view.numbers
-    replaced_hit = any(
+    shared_terms = probe.terms & view.terms
+    number_hit = any(
         v == q.value and (u == q.unit or None in (u, q.unit))
         for q in probe.negated
         for v, u in numbers
-    ) or any(text in view.folded and rx.search(view.folded) for text, rx in probe.replaced)
+    )
+    # The unit of the replaced value, or of the new one ("150 ms, not 200").
+    units = probe.units | {q.unit for q in probe.negated if q.unit}
+    same_unit = any(u in units for _, u in numbers if u)
+    text_hit = number_text_hit = False
+    for text, rx in probe.replaced:
+        if text in view.folded and rx.search(view.folded):
+            if _LEADING_NUMBER.fullmatch(text):
+                number_text_hit = True
+            else:
+                text_hit = True
+    # A bare number ("not 3000") is shared by many unrelated values (a port, a budget
+    # of 3000元): it names the target only when a subject word or the unit agrees too.
+    replaced_hit = text_hit or ((number_hit or number_text_hit) and bool(shared_terms or same_unit))
     score = 3.0 if replaced_hit else 0.0
     if probe.units and any(u in probe.units for _, u in numbers):
         score += 1.0
     if probe.values and any(pair in probe.values for pair in numbers):
         score += 2.0  # the old value, mentioned again ("20太小了")
     if probe.terms:
-        score += min(len(probe.terms & view.terms), 3)
+        score += min(len(shared_terms), 3)
     if probe.subject_less and numbers:
         score += 0.5
     return score, replaced_hit

@@ -451,3 +451,24 @@ def test_large_and_garbage_text_is_bounded(text: str) -> None:
         assert len({(c.kind, c.content) for c in extraction.candidates}) == len(
             extraction.candidates
         )
+
+
+def test_a_bare_number_does_not_correct_an_unrelated_item(store: SQLiteMemoryStore) -> None:
+    """`use port 8080, not 3000` must not supersede a budget of 3000元: only the number is shared."""
+    say(store, ("user", "预算不超过3000元（含税）"))
+    run_extraction(store, SESSION, CONFIG)
+    say(store, ("user", "use port 8080, not 3000"))
+    run_extraction(store, SESSION, CONFIG)
+    budget = one(store, "3000元")
+    assert budget.status == "active" and budget.superseded_by is None
+
+
+def test_a_bare_number_corrects_the_item_with_the_same_subject(store: SQLiteMemoryStore) -> None:
+    """The same correction does replace an earlier port 3000, beside an untouched budget."""
+    say(store, ("user", "预算不超过3000元（含税）"))
+    say(store, ("user", "Let's run the admin server on port 3000"))
+    run_extraction(store, SESSION, CONFIG)
+    say(store, ("user", "use port 8080, not 3000"))
+    run_extraction(store, SESSION, CONFIG)
+    assert one(store, "port 3000").status == "superseded"
+    assert one(store, "3000元").status == "active"
