@@ -190,7 +190,7 @@ def _flush(
 ) -> None:
     capture = runtime.on_events(session_id, batch)
     report.sessions.add(session_id)
-    report.events += capture.received
+    report.events += capture.rows  # a packed chunk row counts as the events it holds
     report.inserted += capture.inserted
     report.duplicates += capture.duplicates
     for problem in capture.errors:
