@@ -54,7 +54,9 @@ def event_of(line: str) -> tuple[str, Any] | None:
     if not isinstance(message, dict) or message.get("method") != "event" or "id" in message:
         return None
     params = message.get("params")
-    session = params.get("sessionId") if isinstance(params, dict) else None
+    if not isinstance(params, dict):
+        return None
+    session = params.get("sessionId")
     return (session, params.get("event")) if isinstance(session, str) and session else None
 
 

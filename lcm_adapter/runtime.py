@@ -2,9 +2,9 @@
 
 Every host-facing method is total: it returns a value and never raises, because memory
 must never break the host. Problems are counted in `RuntimeStats` and shown by
-`memory status`. The core modules that other people own are reached through the small
-`_call_*` functions at the bottom of this file, so wiring a new core API is a one-line
-change there.
+`memory status`. The core features (extraction, assembly, validation, preconditions,
+skills) are reached through the small `_call_*` functions at the bottom of this file,
+so a change of a core API is a one-line change there.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from lcm_core.assembly import AssemblyResult, assemble
 from lcm_core.assembly_log import log_assembly
 from lcm_core.capture import CaptureReport, capture_batch, capture_event
 from lcm_core.config import Config, load_config
+from lcm_core.extraction import run_extraction
 from lcm_core.models import AssemblyLog
 from lcm_core.ports import MemoryStore
 from lcm_core.preconditions import check_preconditions
@@ -61,7 +62,7 @@ class RuntimeStats:
     last_skip: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__slots__}  # type: ignore[attr-defined]
+        return dataclasses.asdict(self)
 
 
 def _short(text: str) -> str:
@@ -320,15 +321,8 @@ def _event_type(event: Any) -> str | None:
 # --- the core features other modules provide -------------------------------------------
 # Each call site is one small function, so a change of a core API is a one-line edit.
 
-try:  # extraction is written alongside; until its module lands, nothing is extracted
-    from lcm_core.extraction import run_extraction
-except ImportError:  # pragma: no cover
-    run_extraction = None
-
 
 def _call_extraction(store: MemoryStore, session_id: str, config: Config) -> None:
-    if run_extraction is None:  # pragma: no cover
-        return
     report = run_extraction(store, session_id, config)
     if report.errors:  # failed events are queued for retry; count the run as an error
         raise RuntimeError(report.errors[0])
