@@ -169,6 +169,7 @@ def main() -> None:
                 walls["off"].append(off.run(text)[1] * 1000)
                 walls["on"].append(on.run(text)[1] * 1000)
             steps = {"off": off.step_ms(first_measured), "on": on.step_ms(first_measured)}
+            sizes = request_sizes(model, {off.session.id: "off", on.session.id: "on"}, args.turns)
         finally:
             off.close()
             on.close()
@@ -182,6 +183,20 @@ def main() -> None:
         finally:
             runtime.close()
     report(args, events, stats, injected, steps, walls)
+    print(
+        f"request body, median bytes over the measured turns: memory off {sizes['off']:,.0f}, "
+        f"on {sizes['on']:,.0f} (each step's block stays in the history)"
+    )
+
+
+def request_sizes(model: FakeModel, names: dict[str, str], turns: int) -> dict[str, float]:
+    """Median JSON size of each runtime's last `turns` requests (told apart by session id)."""
+    sizes: dict[str, list[int]] = {name: [] for name in names.values()}
+    for body in model.bodies:
+        session = ((body.get("dsh_session_log") or {}).get("session") or {}).get("id")
+        if session in names:
+            sizes[names[session]].append(len(json.dumps(body, ensure_ascii=False).encode()))
+    return {name: statistics.median(values[-turns:]) for name, values in sizes.items()}
 
 
 def in_process(
