@@ -193,3 +193,41 @@ def relevance(text: str, terms: Sequence[str], bm25: float) -> float:
     folded = text.casefold()
     matched = sum(1 for term in terms if term.casefold() in folded)
     return matched + bm25 / (1.0 + bm25)
+
+
+# Okapi BM25 constants (the usual values, as FTS5 uses them).
+_BM25_K1: Final = 1.2
+_BM25_B: Final = 0.75
+
+
+def score_matches(texts: Sequence[str], terms: Sequence[str], scope_rows: int) -> list[float]:
+    """Relevance of each matching text: distinct terms it contains, plus BM25 in [0, 1).
+
+    BM25 is computed here, over the matching rows of the searched scope (`scope_rows`
+    rows in all), instead of by a backend's index: every backend then scores the same
+    rows identically, and a session's memory is ranked by what is rare in that session
+    rather than across every session in the file. Term frequency counts
+    non-overlapping, case-insensitive occurrences; length is in characters.
+    """
+    folded = [text.casefold() for text in texts]
+    keys = [term.casefold() for term in terms]
+    if not folded or not keys:
+        return [0.0 for _ in texts]
+    counts = [[doc.count(key) for key in keys] for doc in folded]
+    total = max(scope_rows, len(folded))
+    avg_len = max(1.0, sum(len(doc) for doc in folded) / len(folded))
+    idf = []
+    for column in range(len(keys)):
+        having = sum(1 for row in counts if row[column])
+        idf.append(math.log(1.0 + (total - having + 0.5) / (having + 0.5)))
+    scores = []
+    for doc, row in zip(folded, counts, strict=True):
+        norm = _BM25_K1 * (1.0 - _BM25_B + _BM25_B * len(doc) / avg_len)
+        bm25 = sum(
+            weight * tf * (_BM25_K1 + 1.0) / (tf + norm)
+            for weight, tf in zip(idf, row, strict=True)
+            if tf
+        )
+        matched = sum(1 for tf in row if tf)
+        scores.append(matched + bm25 / (1.0 + bm25))
+    return scores

@@ -21,11 +21,14 @@ from lcm_core.models import (
     MemoryEvent,
     MemoryItem,
 )
-from lcm_core.text import clamp_text, relevance, scrub_surrogates, sha256_hex
+from lcm_core.text import clamp_text, score_matches, scrub_surrogates, sha256_hex
 from lcm_store_sqlite import rows
 from lcm_store_sqlite.connection import Connection
 from lcm_store_sqlite.records import RecordsMixin
-from lcm_store_sqlite.search import fts_phrase, like_pattern, split_terms
+from lcm_store_sqlite.search import SplitTerms, fts_phrase, like_pattern, split_terms
+
+# Sessions up to this many rows are searched by scanning them (see `_search`).
+SCAN_ROWS_MAX = 20_000
 
 _INSERT_EVENT = (
     f"INSERT OR IGNORE INTO events ({rows.EVENT_COLUMNS}) "
@@ -370,40 +373,90 @@ class SQLiteMemoryStore(RecordsMixin):
         params: list[Any],
         limit: int,
     ) -> list[tuple[sqlite3.Row, float]]:
-        """Trigram matches for long terms plus LIKE matches for short ones, scored together."""
-        if limit <= 0:
-            return []
+        """Rows containing any term, scored by `score_matches` over the matching rows.
+
+        A session small enough is scanned with LIKE: cheap, exact, and independent of
+        how many other sessions the file holds (the FTS index does not know sessions,
+        so a MATCH there walks every session's postings). Larger scopes use the
+        trigram index for long terms and LIKE for short ones, each with a bounded
+        candidate list.
+        """
         split = split_terms(terms)
-        bm25: dict[int, float] = {}
-        found: dict[int, sqlite3.Row] = {}
-        where = "".join(f" AND {clause}" for clause in filters)
-        # A generous inner limit: rows are ranked again once every term is counted.
-        inner_limit = max(limit * 4, 50)
-        with self._db.guarded(f"search {table}") as raw:
-            if split.fts:
-                match = " OR ".join(self._fts_phrase(term) for term in split.fts)
-                sql = (
-                    f"SELECT t.rowid AS _rowid, t.*, -bm25({fts_table}) AS _bm25 "
-                    f"FROM {fts_table} JOIN {table} AS t ON t.rowid = {fts_table}.rowid "
-                    f"WHERE {fts_table} MATCH ?{where} ORDER BY _bm25 DESC LIMIT ?"
-                )
-                for row in raw.execute(sql, (match, *params, inner_limit)):
-                    bm25[row["_rowid"]] = max(float(row["_bm25"]), 0.0)
-                    found[row["_rowid"]] = row
-            if split.like:
-                patterns = [like_pattern(term) for term in split.like]
-                any_like = " OR ".join(f"t.{column} LIKE ? ESCAPE '\\'" for _ in patterns)
-                sql = (
-                    f"SELECT t.rowid AS _rowid, t.* FROM {table} AS t "
-                    f"WHERE ({any_like}){where} ORDER BY t.rowid LIMIT ?"
-                )
-                for row in raw.execute(sql, (*patterns, *params, inner_limit)):
-                    found.setdefault(row["_rowid"], row)
         all_terms = split.fts + split.like
-        return [
-            (row, relevance(row[column], all_terms, bm25.get(rowid, 0.0)))
-            for rowid, row in found.items()
-        ]
+        if limit <= 0 or not all_terms:
+            return []
+        where = "".join(f" AND {clause}" for clause in filters)
+        with self._db.guarded(f"search {table}") as raw:
+            scope = self._scope_rows(raw, table, filters, params)
+            if filters and filters[0] == "t.session_id = ?" and scope <= SCAN_ROWS_MAX:
+                found = self._like_rows(raw, table, column, all_terms, where, params, None)
+            else:
+                found = self._indexed_rows(
+                    raw, table, fts_table, column, split, where, params, limit
+                )
+        rows = list(found.values())
+        scores = score_matches([row[column] for row in rows], all_terms, scope)
+        return list(zip(rows, scores, strict=True))
+
+    @staticmethod
+    def _scope_rows(
+        raw: sqlite3.Connection, table: str, filters: list[str], params: list[Any]
+    ) -> int:
+        """Rows of the table in the searched session (all of it without one), capped."""
+        if filters and filters[0] == "t.session_id = ?":
+            sql = (
+                f"SELECT COUNT(*) FROM (SELECT 1 FROM {table} AS t WHERE t.session_id = ? LIMIT ?)"
+            )
+            return int(raw.execute(sql, (params[0], SCAN_ROWS_MAX + 1)).fetchone()[0])
+        return int(raw.execute(f"SELECT MAX(rowid) FROM {table}").fetchone()[0] or 0)
+
+    @staticmethod
+    def _like_rows(
+        raw: sqlite3.Connection,
+        table: str,
+        column: str,
+        terms: Sequence[str],
+        where: str,
+        params: list[Any],
+        limit: int | None,
+    ) -> dict[int, sqlite3.Row]:
+        patterns = [like_pattern(term) for term in terms]
+        any_like = " OR ".join(f"t.{column} LIKE ? ESCAPE '\\'" for _ in patterns)
+        sql = f"SELECT t.rowid AS _rowid, t.* FROM {table} AS t WHERE ({any_like}){where} ORDER BY t.rowid"
+        args: list[Any] = [*patterns, *params]
+        if limit is not None:
+            sql += " LIMIT ?"
+            args.append(limit)
+        return {row["_rowid"]: row for row in raw.execute(sql, args)}
+
+    def _indexed_rows(
+        self,
+        raw: sqlite3.Connection,
+        table: str,
+        fts_table: str,
+        column: str,
+        split: SplitTerms,
+        where: str,
+        params: list[Any],
+        limit: int,
+    ) -> dict[int, sqlite3.Row]:
+        # A generous candidate list: rows are ranked again once every term is counted.
+        inner_limit = max(limit * 4, 50)
+        found: dict[int, sqlite3.Row] = {}
+        if split.fts:
+            match = " OR ".join(self._fts_phrase(term) for term in split.fts)
+            sql = (
+                f"SELECT t.rowid AS _rowid, t.* FROM {fts_table} "
+                f"JOIN {table} AS t ON t.rowid = {fts_table}.rowid "
+                f"WHERE {fts_table} MATCH ?{where} ORDER BY rank LIMIT ?"
+            )
+            for row in raw.execute(sql, (match, *params, inner_limit)):
+                found[row["_rowid"]] = row
+        if split.like:
+            more = self._like_rows(raw, table, column, split.like, where, params, inner_limit)
+            for rowid, row in more.items():
+                found.setdefault(rowid, row)
+        return found
 
     # --- extras ------------------------------------------------------------------
     def vacuum(self) -> None:

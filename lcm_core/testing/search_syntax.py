@@ -90,6 +90,17 @@ class SearchSyntaxContract(StoreContractBase):
         store.insert_item(make_item("s1", "plain filler text", item_id="mem_other"))
         assert item_ids(store.search_items("s1", [term])) == ["mem_hit"]
 
+    @pytest.mark.parametrize(("text", "term"), LITERAL_CASES)
+    def test_syntax_terms_match_literally_across_sessions(
+        self, store: MemoryStore, text: str, term: str
+    ) -> None:
+        """with no session given (an index-wide search), syntax characters are still literal."""
+        store.insert_events([make_event("s1", 0, text), make_event("s2", 0, "plain filler text")])
+        store.insert_item(make_item("s2", text, item_id="mem_hit"))
+        store.insert_item(make_item("s1", "plain filler text", item_id="mem_other"))
+        assert event_seqs(store.search_events(None, [term])) == [("s1", 0)]
+        assert item_ids(store.search_items(None, [term])) == ["mem_hit"]
+
     @pytest.mark.parametrize("term", AWKWARD_TERMS)
     def test_awkward_terms_never_raise(self, store: MemoryStore, term: str) -> None:
         """any term, however malformed, returns a list of hits instead of raising."""
