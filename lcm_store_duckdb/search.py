@@ -1,17 +1,17 @@
-"""Substring search over the folded side tables, scored with the BM25 that SQLite's FTS5 gives.
+"""Substring search over the folded side tables, scored as `lcm_core.text.score_matches` does.
 
 No extension is needed: the `fts` extension downloads at run time, no wheel of it exists
 for DuckDB 2.0, and it indexes stemmed words, not the literal substrings (CJK included)
 the port promises. A scan of the folded side table with `contains()` is exact and, at the
 sizes measured (benchmarks/duckdb_search_options.py), faster than trigram postings.
 
-The score mirrors the SQLite store term for term: the number of distinct terms a text
-contains plus a [0, 1) squash of bm25, where bm25 is FTS5's formula (k1 = 1.2, b = 0.75,
-document length in trigrams, overlapping phrase counts, idf floored at 1e-6) over the terms
-of three or more characters. The one difference: FTS5 takes N, document frequencies and
-the average length from the whole file, this store from the searched session (the whole
-file when no session is given), so a scan never leaves the session. With one session in
-the file both give the same numbers.
+The score is the core's: distinct terms a text contains, plus BM25 squashed into [0, 1),
+with BM25 taken over the rows that match (after the filters) inside the searched scope
+(N = the scope's rows; document frequency, average length and term frequency from the
+matching rows, case-folded, non-overlapping counts). DuckDB computes the same numbers in
+SQL instead of shipping every matching text to Python; tests/store_duckdb checks them
+against `score_matches` itself. The one difference from the SQLite store: past 20 000 rows
+in scope SQLite scores a bounded candidate list from its index, this store every match.
 """
 
 from __future__ import annotations
@@ -26,27 +26,38 @@ from lcm_store_duckdb import rows
 from lcm_store_duckdb.schema import SEARCH_TABLES
 
 if TYPE_CHECKING:
+    import duckdb
+
     from lcm_store_duckdb.connection import Connection
 
+# The constants of `score_matches` (Okapi BM25's usual values).
 _K1: Final = 1.2
 _B: Final = 0.75
+# BM25 of one row: z = (term, idf) pairs, $avglen the matching rows' mean length.
+# Non-overlapping occurrences, as str.count counts them: what replace() removes.
+_TF: Final = "((length(folded) - length(replace(folded, z[1], ''))) // length(z[1]))"
+_BM25: Final = (
+    f"list_sum(list_transform(list_zip($terms, $idfs), lambda z: "
+    f"CASE WHEN contains(folded, z[1]) THEN z[2] * {_TF} * {_K1 + 1} / "
+    f"({_TF} + {_K1} * ({1 - _B} + {_B} * length(folded) / $avglen)) ELSE 0.0 END))"
+)
 
 
 @dataclass(frozen=True, slots=True)
 class Terms:
-    """Cleaned query terms: as given (for the relevance count) and case-folded (for SQL)."""
+    """Cleaned query terms, in the SQLite store's order, as given and case-folded."""
 
     terms: tuple[str, ...]
     folded: tuple[str, ...]
-    scored: tuple[int, ...]  # positions of the terms long enough to count in bm25
 
 
 def prepare_terms(raw: Sequence[object]) -> Terms:
-    """Clean and dedupe terms, fold them as the side tables are folded, pick the bm25 ones."""
-    terms = search_terms(raw)
-    folded = tuple(term.casefold() for term in terms)
-    scored = tuple(i for i, term in enumerate(terms) if len(term) >= MIN_INDEXED_TERM_CHARS)
-    return Terms(terms, folded, scored)
+    """Clean and dedupe terms; long terms first, as the SQLite store sums them."""
+    cleaned = search_terms(raw)
+    ordered = tuple(t for t in cleaned if len(t) >= MIN_INDEXED_TERM_CHARS) + tuple(
+        t for t in cleaned if len(t) < MIN_INDEXED_TERM_CHARS
+    )
+    return Terms(ordered, tuple(term.casefold() for term in ordered))
 
 
 def fold(text: str) -> str:
@@ -55,42 +66,26 @@ def fold(text: str) -> str:
 
 
 def trigram_count(text: str) -> int:
-    """Document length as FTS5's trigram tokenizer counts it: one token per 3-character window."""
+    """Length in trigrams, kept in the side tables' `grams` column for analysis."""
     return max(len(text) - 2, 0)
 
 
-def _has_border(term: str) -> bool:
-    """True if the term can overlap itself ("ana" in "banana"), so replace() undercounts."""
-    return any(term[:k] == term[-k:] for k in range(1, len(term)))
-
-
-# Occurrences of term z[1] in `folded`, overlapping ones included: FTS5 counts a phrase at
-# every position it starts, so "ana" is in "banana" twice. replace() counts only
-# non-overlapping copies, which is the same for any term that cannot overlap itself
-# (z[3] is False), and cheaper.
-_OCCURRENCES: Final = (
-    "CASE WHEN z[3] THEN len(list_filter(range(1, length(folded) - length(z[1]) + 2), "
-    "lambda i: substr(folded, i, length(z[1])) = z[1])) "
-    "ELSE (length(folded) - length(replace(folded, z[1], ''))) // length(z[1]) END"
-)
-# FTS5's bm25 term for z = (term, idf, overlaps); $avgdl is the scope's mean length.
-_BM25: Final = (
-    f"list_sum(list_transform(list_zip($scored, $idfs, $overlaps), lambda z: "
-    f"CASE WHEN contains(folded, z[1]) THEN z[2] * (({_OCCURRENCES}) * {_K1 + 1}) / "
-    f"(({_OCCURRENCES}) + {_K1} * ({1 - _B} + {_B} * grams / $avgdl)) ELSE 0.0 END))"
-)
-
-
-def _idf(rows_in_scope: float, containing: float) -> float:
-    """FTS5's idf: log((N - n + 0.5) / (n + 0.5)), floored at 1e-6 for very common terms."""
-    value = math.log((rows_in_scope - containing + 0.5) / (containing + 0.5))
-    return value if value > 0.0 else 1e-6
+def idf(scope_rows: float, having: float) -> float:
+    """The idf of `score_matches`: log(1 + (N - n + 0.5) / (n + 0.5))."""
+    return math.log(1.0 + (scope_rows - having + 0.5) / (having + 0.5))
 
 
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """The statements of one search; each stays simple because DuckDB's planner, not the
-    scan, dominated a single all-in-one statement with CTEs (~25 ms to plan)."""
+    """The statements of one search, kept small because DuckDB plans every statement anew.
+
+    One statement with CTEs and the BM25 arithmetic spelled out per term took 15-25 ms to
+    plan, several times the scan. So: a first scan counts the scope and the matching rows
+    (how many, their length, how many hold each term, how many match 1, 2, ... terms);
+    the second scores only the best tiers of matched terms, enough to fill `limit`, with
+    BM25 as a lambda over list parameters (one shape for any number of terms); a last
+    statement reads the winning rows whole.
+    """
 
     side: str
     table: str
@@ -100,67 +95,99 @@ class Plan:
     filters: tuple[str, ...]
     params: dict[str, Any]
 
-    def stats_params(self) -> dict[str, Any]:
-        """Parameters of `stats_sql`: DuckDB refuses a named parameter the SQL does not use."""
-        named = {f"t{i}": self.terms.folded[i] for i in self.terms.scored}
-        if self.session_id is not None:
-            named["session"] = self.session_id
-        return named
-
-    def stats_sql(self) -> str:
-        """Rows, total trigrams and per-term document frequencies of the scope."""
-        dfs = "".join(
-            f", count(*) FILTER (WHERE contains(folded, $t{i}))" for i in self.terms.scored
-        )
-        where = "" if self.session_id is None else " WHERE session_id = $session"
-        return f"SELECT count(*), coalesce(sum(grams), 0){dfs} FROM {self.side}{where}"
-
-    def top_sql(self) -> str:
-        """The best rows' keys with their matched-term count and bm25, best first.
-
-        The terms travel as list parameters and lambdas walk them, so the statement has
-        the same small shape for any number of terms: spelled out term by term, DuckDB
-        spent 15-25 ms planning the arithmetic, several times the scan.
-        """
-        keys = ", ".join(f"s.{key}" for key in self.keys)
+    def _source(self, named: dict[str, Any]) -> str:
+        """Side table (alias s), joined to the content table (alias c) when filtered."""
+        named.update(self.params if self.filters else {})
         source = f"{self.side} AS s"
         if self.filters:
             on = " AND ".join(f"c.{key} = s.{key}" for key in self.keys)
             source += f" JOIN {self.table} AS c ON {on}"
-        where = list(self.filters)
-        if self.session_id is not None:
-            where.insert(0, "s.session_id = $session")
-        bm25 = _BM25 if self.terms.scored else "0.0"
-        return (
-            f"SELECT {', '.join(self.keys)}, _matched, _bm25 FROM (SELECT {keys}, "
-            "len(list_filter($terms, lambda t: contains(folded, t))) AS _matched, "
-            f"({bm25})::DOUBLE AS _bm25 FROM {source} WHERE {' AND '.join(where) or 'TRUE'}) "
-            f"WHERE _matched > 0 ORDER BY _matched DESC, _bm25 DESC, {', '.join(self.keys)} "
-            "LIMIT $limit"
-        )
-
-    def top_params(self, stats: tuple[Any, ...], limit: int) -> dict[str, Any]:
-        """Parameters of `top_sql`, with idf and average length from the scope's statistics."""
-        rows_in_scope, trigrams = float(stats[0]), float(stats[1])
-        named: dict[str, Any] = {**self.params, "terms": list(self.terms.folded), "limit": limit}
         if self.session_id is not None:
             named["session"] = self.session_id
-        if self.terms.scored:
-            scored = [self.terms.folded[i] for i in self.terms.scored]
-            named["scored"] = scored
-            named["idfs"] = [_idf(rows_in_scope, float(df)) for df in stats[2:]]
-            named["overlaps"] = [_has_border(term) for term in scored]
-            named["avgdl"] = max(trigrams / max(rows_in_scope, 1.0), 1e-9)
-        return named
+            source += " WHERE s.session_id = $session"
+        return source
 
-    def rows_sql(self) -> str:
-        """Whole content rows for a list of keys (one list per key column)."""
-        lists = ", ".join(
-            f"unnest(${key}::{'BIGINT' if key == 'seq' else 'VARCHAR'}[]) AS {key}"
-            for key in self.keys
+    def _matched(self, named: dict[str, Any]) -> str:
+        named.update({f"t{i}": term for i, term in enumerate(self.terms.folded)})
+        return " + ".join(
+            f"contains(s.folded, $t{i})::BIGINT" for i in range(len(self.terms.folded))
         )
-        on = " AND ".join(f"c.{key} = k.{key}" for key in self.keys)
-        return f"SELECT c.* FROM {self.table} AS c JOIN (SELECT {lists}) AS k ON {on}"
+
+    def stats(self) -> tuple[str, dict[str, Any]]:
+        """Scope rows; matching rows, their total length, tier histogram, per-term counts."""
+        named: dict[str, Any] = {}
+        matched = self._matched(named)
+        hit = " AND ".join(("_matched > 0", *self.filters))
+        having = "".join(
+            f", count(*) FILTER (WHERE _hit AND contains(_folded, $t{i}))"
+            for i in range(len(self.terms.folded))
+        )
+        sql = (
+            "SELECT count(*), count(*) FILTER (WHERE _hit), "
+            "coalesce(sum(length(_folded)) FILTER (WHERE _hit), 0), "
+            f"histogram(_matched) FILTER (WHERE _hit){having} FROM ("
+            f"SELECT s.folded AS _folded, ({matched}) AS _matched, ({hit}) AS _hit "
+            f"FROM {self._source(named)})"
+        )
+        return sql, named
+
+    def top(
+        self, counts: tuple[Any, ...], min_matched: int, limit: int
+    ) -> tuple[str, dict[str, Any]]:
+        """Keys, matched-term count and BM25 of the best rows matching `min_matched` terms."""
+        named: dict[str, Any] = {"min": min_matched, "limit": limit}
+        matched = self._matched(named)
+        scope_rows, hits, length = float(counts[0]), float(counts[1]), float(counts[2])
+        scope_rows = max(scope_rows, hits)
+        named["terms"] = list(self.terms.folded)
+        named["idfs"] = [idf(scope_rows, float(having)) for having in counts[4:]]
+        named["avglen"] = max(1.0, length / max(hits, 1.0))
+        filters = "".join(f" AND {clause}" for clause in self.filters)
+        source = self._source(named)
+        joiner = " AND " if self.session_id is not None else " WHERE "
+        keys = ", ".join(self.keys)
+        sql = (
+            f"SELECT {keys}, _matched, ({_BM25})::DOUBLE AS _bm25 FROM (SELECT "
+            f"{', '.join(f's.{key}' for key in self.keys)}, s.folded AS folded, "
+            f"({matched}) AS _matched FROM {source}{joiner}({matched}) >= $min{filters}) "
+            f"ORDER BY _matched DESC, _bm25 DESC, {keys} LIMIT $limit"
+        )
+        return sql, named
+
+
+def min_matched(histogram: dict[int, int] | None, limit: int) -> int:
+    """The fewest matched terms a row needs to be among the `limit` best (at least 1)."""
+    tiers = histogram or {}
+    total, floor = 0, 1
+    for matched in sorted((m for m in tiers if m > 0), reverse=True):
+        total += tiers[matched]
+        floor = matched
+        if total >= limit:
+            break
+    return floor
+
+
+def _fetch_rows(
+    raw: duckdb.DuckDBPyConnection, table: str, keys: tuple[str, ...], found: list[tuple[Any, ...]]
+) -> dict[tuple[Any, ...], dict[str, Any]]:
+    """The winners' whole rows by key; events are read one session at a time, which cuts
+    the scan to that session's row groups (a join on a key list scanned the whole table)."""
+    if keys == ("id",):
+        cursor = raw.execute(
+            f"SELECT * FROM {table} WHERE list_contains(?, id)", [[hit[0] for hit in found]]
+        )
+        return {(row["id"],): row for row in rows.fetch_dicts(cursor)}
+    by_session: dict[Any, list[Any]] = {}
+    for hit in found:
+        by_session.setdefault(hit[0], []).append(hit[1])
+    whole: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for session_id, seqs in by_session.items():
+        cursor = raw.execute(
+            f"SELECT * FROM {table} WHERE session_id = ? AND list_contains(?, seq)",
+            [session_id, seqs],
+        )
+        whole.update({(row["session_id"], row["seq"]): row for row in rows.fetch_dicts(cursor)})
+    return whole
 
 
 def run_search(
@@ -174,7 +201,7 @@ def run_search(
     params: dict[str, Any],
     limit: int,
 ) -> list[tuple[dict[str, Any], float]]:
-    """Rows of `table` containing any term, the best `limit` first, scored like SQLite's.
+    """Rows of `table` containing any term, the best `limit` first, scored like the core.
 
     `filters` are SQL conditions on the content table, alias `c`, using `params`.
     """
@@ -183,19 +210,16 @@ def run_search(
         return []
     plan = Plan(SEARCH_TABLES[table], table, keys, terms, session_id, tuple(filters), params)
     with db.guarded(f"search {table}") as raw:
-        stats = raw.execute(plan.stats_sql(), plan.stats_params()).fetchone()
-        if stats is None or not stats[0]:
+        counts = raw.execute(*plan.stats()).fetchone()
+        if counts is None or not counts[1]:
             return []
-        top = raw.execute(plan.top_sql(), plan.top_params(tuple(stats), int(limit))).fetchall()
-        if not top:
-            return []
-        key_lists = {key: [row[i] for row in top] for i, key in enumerate(keys)}
-        found = rows.fetch_dicts(raw.execute(plan.rows_sql(), key_lists))
-    by_key = {tuple(row[key] for key in keys): row for row in found}
+        floor = min_matched(counts[3], limit)
+        found = raw.execute(*plan.top(tuple(counts), floor, limit)).fetchall()
+        whole = _fetch_rows(raw, table, keys, found)
     scored: list[tuple[dict[str, Any], float]] = []
-    for hit in top:
-        row = by_key[tuple(hit[: len(keys)])]
+    for hit in found:
+        row = whole[tuple(hit[: len(keys)])]
         bm25 = max(float(hit[len(keys) + 1] or 0.0), 0.0)
-        # The SQL ranked by the same two parts, so the limit kept the true best rows.
+        # `relevance` adds the squashed BM25 to the matched-term count, as score_matches.
         scored.append((row, relevance(row[column], terms.terms, bm25)))
     return scored

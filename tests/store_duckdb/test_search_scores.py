@@ -1,4 +1,4 @@
-"""The DuckDB score reproduces SQLite's: FTS5's bm25 over trigrams, plus the matched-term count."""
+"""The DuckDB score is the core's `score_matches`, computed in SQL, and equals SQLite's."""
 
 from __future__ import annotations
 
@@ -8,13 +8,15 @@ import pytest
 
 pytest.importorskip("duckdb")
 
+from lcm_core.models import ItemChange
 from lcm_core.ports import MemoryStore
-from lcm_core.testing.builders import make_event, make_item
+from lcm_core.testing.builders import lifecycle, make_event, make_item
+from lcm_core.text import score_matches
 from lcm_store_duckdb import DuckDBMemoryStore
 from lcm_store_sqlite import SQLiteMemoryStore
 
-# Texts where a naive count goes wrong: overlapping matches ("ana" twice in "banana"),
-# case, repeated words, very short and empty texts, CJK, and one long text.
+# Texts where a count can go wrong: overlapping copies ("ana" in "banana"), case,
+# repeated words, very short and empty texts, CJK, and one long text.
 TEXTS = (
     "banana bandana ana",
     "Banana BANANA",
@@ -45,7 +47,7 @@ def _fill(store: MemoryStore, session: str) -> None:
     store.insert_events([make_event(session, i, text or " ") for i, text in enumerate(TEXTS)])
     for i, text in enumerate(TEXTS):
         if text:
-            store.insert_item(make_item(session, text, item_id=f"mem_{i:02d}"))
+            store.insert_item(make_item(session, text, item_id=f"mem_{session}_{i:02d}"))
 
 
 @pytest.mark.parametrize("terms", TERM_SETS)
@@ -82,3 +84,25 @@ def test_session_search_ignores_other_sessions(tmp_path: Path) -> None:
         for terms in TERM_SETS:
             expected = [(h.event.seq, h.score) for h in alone.search_events("s1", terms)]
             assert [(h.event.seq, h.score) for h in shared.search_events("s1", terms)] == expected
+
+
+@pytest.mark.parametrize("terms", TERM_SETS)
+def test_scores_equal_score_matches(tmp_path: Path, terms: list[str]) -> None:
+    """each hit's score is what score_matches gives over the scope's matching rows."""
+    with DuckDBMemoryStore(tmp_path / "m.duckdb") as duck:
+        _fill(duck, "s1")
+        _fill(duck, "s2")
+        gone = duck.get_item("mem_s1_03")
+        assert gone is not None
+        duck.update_item(gone.id, ItemChange(status="retracted"), lifecycle(gone, "retracted"))
+        hits = duck.search_items("s1", terms)
+        active = [i for i in duck.list_items("s1", statuses=["active"])]
+        matching = [i for i in active if any(t.casefold() in i.content.casefold() for t in terms)]
+        expected = dict(
+            zip(
+                [i.id for i in matching],
+                score_matches([i.content for i in matching], terms, len(duck.list_items("s1"))),
+                strict=True,
+            )
+        )
+        assert {h.item.id: h.score for h in hits} == pytest.approx(expected, rel=1e-12)
