@@ -52,22 +52,6 @@ def q_folded(con: duckdb.DuckDBPyConnection, session: str, terms: Sequence[str])
     return con.execute(sql, [session, *(t.lower() for t in terms)]).fetchall()
 
 
-def q_scored(con: duckdb.DuckDBPyConnection, session: str, terms: Sequence[str]) -> list[Any]:
-    """The full shape the store runs: contains() filter plus global BM25 statistics."""
-    folded = [t.lower() for t in terms]
-    any_match = _any("f", folded, "contains({col}, ?)")
-    dfs = ", ".join(f"count(*) FILTER (WHERE contains(f, ?)) AS df{i}" for i in range(len(folded)))
-    tfs = " + ".join(f"(length(f) - length(replace(f, ?, ''))) / {max(1, len(t))}" for t in folded)
-    sql = (
-        "WITH t AS (SELECT session_id, seq, lower(text) AS f FROM events), "
-        f"s AS (SELECT count(*) AS n, {dfs or '0 AS df0'} FROM t) "
-        f"SELECT session_id, seq, ({tfs or '0'}) AS tf FROM t, s "
-        f"WHERE session_id = ? AND ({any_match}) ORDER BY tf DESC LIMIT 200"
-    )
-    params = [*folded, *folded, session, *folded]
-    return con.execute(sql, params).fetchall()
-
-
 def q_trigram(con: duckdb.DuckDBPyConnection, session: str, terms: Sequence[str]) -> list[Any]:
     """Trigram postings narrow the rows; contains() on the folded text confirms them."""
     found: set[tuple[str, int]] = set()
@@ -141,7 +125,6 @@ OPTIONS: dict[str, tuple[Query, str]] = {
     "ilike scan": (q_ilike, "base"),
     "contains(lower()) scan": (q_lower, "base"),
     "folded side table scan": (q_folded, "folded"),
-    "scan + global bm25 stats": (q_scored, "base"),
     "trigram postings + verify": (q_trigram, "trigram"),
     "core-token postings*": (q_tokens, "tokens"),
 }

@@ -82,9 +82,9 @@ V1: Final = (
         session_id VARCHAR NOT NULL, seq BIGINT NOT NULL, attempts BIGINT NOT NULL DEFAULT 0,
         last_error VARCHAR NOT NULL DEFAULT '', updated_at VARCHAR NOT NULL,
         PRIMARY KEY (session_id, seq))""",
-    # Search side tables, the counterpart of SQLite's FTS5 shadow tables: the case-folded
-    # text (folded by Python's casefold, as the relevance count does) and the length in
-    # trigrams that BM25 needs. Scanning these avoids lower() on every row at query time.
+    # Search side tables, the counterpart of SQLite's FTS5 shadow tables: the text folded
+    # by Python's casefold, as the core's scoring folds it, so a scan needs no lower() per
+    # row and matches exactly what the score counts; `grams` is the length in trigrams.
     """CREATE TABLE IF NOT EXISTS events_search (
         session_id VARCHAR NOT NULL, seq BIGINT NOT NULL, folded VARCHAR NOT NULL,
         grams BIGINT NOT NULL, PRIMARY KEY (session_id, seq))""",
