@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from lcm_core.clock import utc_now_iso
 from lcm_core.models import MAX_EVENT_TEXT, ArchiveEntry, Event, EventHit
@@ -16,24 +16,10 @@ if TYPE_CHECKING:
     from lcm_store_duckdb.connection import Connection
 
 # Column types of events in insert order, for the list-unnest batch insert.
-_EVENT_TYPES = [
-    "VARCHAR",
-    "BIGINT",
-    "VARCHAR",
-    "VARCHAR",
-    "BIGINT",
-    "BIGINT",
-    "VARCHAR",
-    "VARCHAR",
-    "VARCHAR",
-    "VARCHAR",
-    "VARCHAR",
-    "VARCHAR",
-    "VARCHAR",
-    "VARCHAR",
-    "BIGINT",
-    "VARCHAR",
-]
+_EVENT_TYPES: Final = tuple(
+    "BIGINT" if column in {"seq", "turn", "step", "truncated"} else "VARCHAR"
+    for column in rows.EVENT_COLUMNS.split(", ")
+)
 # One statement inserts a whole batch from column lists; ON CONFLICT on the primary key
 # keeps the first stored copy, and RETURNING names the rows that were new.
 _INSERT_EVENTS = (
