@@ -17,7 +17,7 @@ from typing import Any, Final
 from lcm_core.capture import is_user_input
 from lcm_core.compaction import CompactionStatus, compaction_status
 from lcm_core.config import Config, budget_tokens, load_config
-from lcm_core.evidence import gather_evidence
+from lcm_core.evidence import retrieve
 from lcm_core.models import MemoryItem, Rule
 from lcm_core.packing import Candidate, TokenMeter, choose_meter, pack
 from lcm_core.ports import MemoryStore
@@ -36,7 +36,6 @@ from lcm_core.retrieval import (
     Omission,
     Ranking,
     insufficient_statement,
-    rank_items,
     source_seqs,
 )
 from lcm_core.skills import rule_provider
@@ -163,6 +162,7 @@ def collect_candidates(
     rules: RuleProvider,
     status: CompactionStatus,
     newest: int | None,
+    turn: int | None = None,
 ) -> tuple[list[Candidate], list[Omission], list[dict[str, Any]], bool]:
     """Every entry the block could hold, in priority order, plus retrieval's omissions.
 
@@ -175,15 +175,16 @@ def collect_candidates(
     signals = query_signals(text)
     visible = VisibleText(messages, trust_generated=status.trust_summary)
     visibility = _Visibility(store, session_id, visible)
-    ranking = rank_items(store, session_id, signals, config, visible_ids=visibility.item_ids)
-    evidence = gather_evidence(
+    found_now = retrieve(
         store,
         session_id,
-        [ranked.item for ranked in ranking.selected],
         signals,
         config,
+        visible_ids=visibility.item_ids,
         is_visible=visible.contains_event if visible else None,
+        current_turn=turn,
     )
+    ranking, evidence = found_now.ranking, found_now.evidence
     candidates: list[Candidate] = []
     state = store.get_task_state(session_id)
     if state is not None:
@@ -222,6 +223,7 @@ def collect_candidates(
         {"kind": "query", "text": signals.text[:200], "terms": list(signals.tokens[:40])},
         {"kind": "compaction", **status.to_dict()},
         *({"kind": "item", **ranked.to_dict()} for ranked in ranking.selected),
+        *({"kind": "evidence", **row.to_dict()} for row in evidence.rows),
     ]
     return candidates, [*ranking.omitted, *evidence.omitted], reasons, has_history
 
@@ -276,7 +278,15 @@ def _assemble(
     status = compaction_status(store, session_id, checkpoint.last_assembly_seq, config)
     trigger = "post-compaction" if status.rearmed else base.trigger
     candidates, omitted, reasons, has_history = collect_candidates(
-        store, session_id, messages, config, query=query, rules=rules, status=status, newest=newest
+        store,
+        session_id,
+        messages,
+        config,
+        query=query,
+        rules=rules,
+        status=status,
+        newest=newest,
+        turn=base.turn,
     )
     # A policy notice alone is not worth a message: it says nothing about this session.
     content = [c for c in candidates if c.ref != "compaction-policy"]

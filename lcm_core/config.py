@@ -36,6 +36,7 @@ DEFAULTS: Final[dict[str, Any]] = {
         "recencyBoost": 0.1,
         "recencyWindow": 40,
         "evidenceLimit": 12,
+        "rawEvidenceWeight": 0.6,
     },
     "assembly": {
         "softBudgetTokens": 3000,
@@ -69,6 +70,7 @@ LIMITS: Final[dict[str, Limit]] = {
     "retrieval.recencyBoost": Limit((int, float), 0.0, 5.0),
     "retrieval.recencyWindow": Limit(int, 0, 100_000),
     "retrieval.evidenceLimit": Limit(int, 0, 100),
+    "retrieval.rawEvidenceWeight": Limit((int, float), 0.0, 1.0),
     "assembly.softBudgetTokens": Limit(int, 50, 200_000),
     "assembly.minBudgetTokens": Limit(int, 50, 200_000),
     "assembly.skipWhenEmpty": Limit(bool),

@@ -107,6 +107,23 @@ def newest_source_seq(item: MemoryItem) -> int | None:
     return item.derived_from_seq
 
 
+def base_score(
+    kind_weight: float, evidence_weight: float, search_score: float, exact: int, config: Config
+) -> float:
+    """`(kind weight + capped search + exact boost) * evidence weight`, the spec's core."""
+    boost = float(config.get("retrieval.exactMatchBoost"))
+    capped_search = min(max(search_score, 0.0), SEARCH_SCORE_CAP) / SEARCH_SCORE_CAP
+    score = kind_weight + capped_search + boost * min(exact, EXACT_HITS_CAP) / EXACT_HITS_CAP
+    return score * evidence_weight
+
+
+def is_recent(newest: int | None, anchor_seq: int | None, config: Config) -> bool:
+    """True when `newest` lies within `retrieval.recencyWindow` seqs of the anchor."""
+    if anchor_seq is None or newest is None:
+        return False
+    return anchor_seq - newest <= int(config.get("retrieval.recencyWindow"))
+
+
 def score_item(
     item: MemoryItem,
     search_score: float,
@@ -115,21 +132,20 @@ def score_item(
     anchor_seq: int | None,
 ) -> RankedItem:
     """Score one candidate with the spec's formula."""
-    boost = float(config.get("retrieval.exactMatchBoost"))
     exact = exact_hits(item.content, signals)
-    capped_search = min(max(search_score, 0.0), SEARCH_SCORE_CAP) / SEARCH_SCORE_CAP
-    score = KIND_WEIGHT.get(item.kind, UNKNOWN_KIND_WEIGHT) + capped_search
-    score += boost * min(len(exact), EXACT_HITS_CAP) / EXACT_HITS_CAP
-    score *= EVIDENCE_WEIGHT.get(item.evidence_type, UNKNOWN_EVIDENCE_WEIGHT)
+    score = base_score(
+        KIND_WEIGHT.get(item.kind, UNKNOWN_KIND_WEIGHT),
+        EVIDENCE_WEIGHT.get(item.evidence_type, UNKNOWN_EVIDENCE_WEIGHT),
+        search_score,
+        len(exact),
+        config,
+    )
     linked = item.superseded_by is not None
     if linked:
         score *= SUPERSESSION_FACTOR
-    recent = False
-    newest = newest_source_seq(item)
-    if anchor_seq is not None and newest is not None:
-        recent = anchor_seq - newest <= int(config.get("retrieval.recencyWindow"))
-        if recent:
-            score += float(config.get("retrieval.recencyBoost"))
+    recent = is_recent(newest_source_seq(item), anchor_seq, config)
+    if recent:
+        score += float(config.get("retrieval.recencyBoost"))
     return RankedItem(item, score, search_score, exact, recent, linked)
 
 
