@@ -1,10 +1,12 @@
 """Retrieval quality on a conversation-QA dataset, beside a BM25 baseline over raw turns.
 
 Runs `lcm_core.bench_retrieval` on SQLite (one in-memory store per conversation) and
-ranks the raw turns with rank-bm25's BM25Okapi in the same run, both tokenised with
-`lcm_core.text.tokenize` (Latin words and CJK bigrams), so the comparison is of the
-ranking, not of the tokenizer. Without --dataset the synthetic set of
-`gen_conversations.py` is generated in memory.
+ranks the raw turns with `lcm_core.bench_bm25` (Okapi BM25 as rank-bm25's BM25Okapi
+computes it, standard library only, the same function `lcm bench retrieval` uses), both
+tokenised with `lcm_core.text.tokenize` (Latin words and CJK bigrams), so the comparison
+is of the ranking, not of the tokenizer. Without --dataset the synthetic set of
+`gen_conversations.py` is generated in memory. R@k is the pipeline's merged ranking
+(items and raw evidence turns by final score), items R@k the ranked items alone.
 
     python benchmarks/retrieval_bench.py [--dataset FILE] [--json] [--ranking-only]
 """
@@ -14,9 +16,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 
+from lcm_core.bench_bm25 import BM25Baseline
 from lcm_core.bench_retrieval import (
     Conversation,
     default_extractor,
@@ -26,29 +28,10 @@ from lcm_core.bench_retrieval import (
     parse_line,
     run,
 )
-from lcm_core.text import tokenize
 from lcm_store_sqlite import SQLiteMemoryStore
 
 sys.path.insert(0, str(Path(__file__).parent))
 from gen_conversations import generate
-
-
-class BM25Baseline:
-    """BM25Okapi over the raw turns of one conversation, cached per conversation."""
-
-    def __init__(self) -> None:
-        self._key: int | None = None
-        self._index: object = None
-
-    def __call__(self, texts: Sequence[str], question: str, k: int) -> list[int]:
-        from rank_bm25 import BM25Okapi
-
-        if self._key != id(texts):
-            self._key = id(texts)
-            self._index = BM25Okapi([tokenize(text) or ["\u0000"] for text in texts])
-        scores = self._index.get_scores(tokenize(question))  # type: ignore[attr-defined]
-        order = sorted(range(len(texts)), key=lambda i: (-scores[i], i))
-        return order[:k]
 
 
 def main(argv: list[str] | None = None) -> int:

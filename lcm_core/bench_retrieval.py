@@ -4,14 +4,18 @@ Each conversation becomes one session (turn i -> seq i), goes through extraction
 every question is asked as a pre-step query on the complete session. Reported per
 category and overall:
 
-- recall@k of the ranked items: the share of a question's evidence turns among the
-  source turns of the top k ranked items;
-- recall of the assembled block at the default budget (its items' sources and quoted
+- recall@k of the pipeline's ranking: the share of a question's evidence turns among
+  the source turns of its top k entries, where the ranking is the merged list the
+  assembler consumes (selected items and raw evidence turns by final score; see
+  `lcm_core.evidence.Retrieval.merged`). For depth, `retrieval.limit` and
+  `retrieval.evidenceLimit` are both raised to the largest k;
+- the same recall@k of the ranked items alone, so what items contribute stays visible;
+- recall of the assembled block at the configured budget (its items' sources and quoted
   events), with the tokens the block used;
 - the extraction ceiling: the share of evidence turns cited by any active item, since
-  ranking can only return what extraction derived;
-- the same recall@k for a baseline ranking of the raw turns (BM25 in the benchmark
-  script), computed in the same run.
+  items can only return what extraction derived;
+- the same recall@k for a baseline ranking of the raw turns (Okapi BM25 from
+  `lcm_core.bench_bm25` in both the CLI and the benchmark script), in the same run.
 
 Only the standard library is used here; the baseline is passed in as a function.
 """
@@ -27,10 +31,11 @@ from typing import Any, Final
 
 from lcm_core.assembly import assemble
 from lcm_core.config import Config, load_config
+from lcm_core.evidence import retrieve
 from lcm_core.models import Event, MemoryItem
 from lcm_core.ports import MemoryStore
 from lcm_core.query import query_signals
-from lcm_core.retrieval import rank_items, source_seqs
+from lcm_core.retrieval import source_seqs
 from lcm_core.step import StepMessage
 from lcm_core.text import fingerprint, normalize_text, stable_item_id
 
@@ -148,6 +153,7 @@ class Scores:
 
     questions: int = 0
     pipeline: dict[int, list[float]] = field(default_factory=lambda: {k: [] for k in KS})
+    items: dict[int, list[float]] = field(default_factory=lambda: {k: [] for k in KS})
     baseline: dict[int, list[float]] = field(default_factory=lambda: {k: [] for k in KS})
     block: list[float] = field(default_factory=list)
     tokens: list[int] = field(default_factory=list)
@@ -157,6 +163,7 @@ class Scores:
         self.questions += other.questions
         for k in KS:
             self.pipeline[k] += other.pipeline[k]
+            self.items[k] += other.items[k]
             self.baseline[k] += other.baseline[k]
         self.block += other.block
         self.tokens += other.tokens
@@ -169,6 +176,7 @@ class Scores:
         return {
             "questions": self.questions,
             **{f"recall@{k}": mean(self.pipeline[k]) for k in KS},
+            **{f"itemsRecall@{k}": mean(self.items[k]) for k in KS},
             "blockRecall": mean(self.block),
             "blockTokens": round(statistics.fmean(self.tokens), 1) if self.tokens else 0.0,
             "extracted": mean(self.covered),
@@ -188,8 +196,9 @@ def evaluate_conversation(
     ids = [turn.id for turn in conv.turns]
     texts = [turn.text for turn in conv.turns]
     # Rank deep enough for the largest k; the injected block still uses `config`.
+    deep = {"limit": max(KS), "evidenceLimit": max(KS)}
     ranking_config = load_config(
-        {**config.values, "retrieval": {**config.section("retrieval"), "limit": max(KS)}}
+        {**config.values, "retrieval": {**config.section("retrieval"), **deep}}
     )
     # Turns that some active item cites: the ceiling extraction puts on item recall.
     cited = {
@@ -203,12 +212,14 @@ def evaluate_conversation(
         s = scores.setdefault(question.category, Scores())
         s.questions += 1
         s.covered.append(_recall(question.evidence, cited))
-        ranking = rank_items(store, conv.id, query_signals(question.question), ranking_config)
+        found = retrieve(store, conv.id, query_signals(question.question), ranking_config)
+        merged = found.merged()
         for k in KS:
-            turns = {
-                ids[q] for r in ranking.selected[:k] for q in source_seqs(r.item) if q < len(ids)
-            }
+            turns = {ids[q] for _, _, seqs in merged[:k] for q in seqs if q < len(ids)}
             s.pipeline[k].append(_recall(question.evidence, turns))
+            items = found.ranking.selected[:k]
+            turns = {ids[q] for r in items for q in source_seqs(r.item) if q < len(ids)}
+            s.items[k].append(_recall(question.evidence, turns))
         result = assemble(store, conv.id, [StepMessage("user", question.question, "user")], config)
         shown = {seq for item_id in result.item_ids for seq in _item_seqs(store, item_id)}
         shown |= {int(ref.split(":", 1)[1]) for ref in result.evidence_refs}
@@ -254,26 +265,48 @@ def run(
 
 
 def format_table(report: dict[str, dict[str, Any]]) -> str:
-    """The report as a Markdown table, one row per category and one overall."""
+    """The report as a Markdown table, one row per category and one overall, columns aligned.
+
+    R@k is the pipeline (items and raw evidence merged), items R@k the items alone.
+    """
     head = [
         "category",
         "n",
         "extracted",
         *(f"R@{k}" for k in KS),
+        *(f"items R@{k}" for k in KS),
         "block R",
         "block tok",
         *(f"BM25 R@{k}" for k in KS),
     ]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for category, row in report.items():
-        cells = [
+    rows = [
+        [
             category,
             str(row["questions"]),
             f"{row['extracted']:.3f}",
             *(f"{row[f'recall@{k}']:.3f}" for k in KS),
+            *(f"{row[f'itemsRecall@{k}']:.3f}" for k in KS),
             f"{row['blockRecall']:.3f}",
             f"{row['blockTokens']:.0f}",
             *(f"{row[f'baseline@{k}']:.3f}" for k in KS),
         ]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+        for category, row in report.items()
+    ]
+    widths = [max(len(line[i]) for line in (head, *rows)) for i in range(len(head))]
+
+    def line(cells: Sequence[str]) -> str:
+        # Text left, numbers right, as a reader scans them.
+        padded = [
+            c.ljust(w) if i == 0 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ]
+        return "| " + " | ".join(padded) + " |"
+
+    rule = (
+        "|"
+        + "|".join(
+            ":" + "-" * (w + 1) if i == 0 else "-" * (w + 1) + ":" for i, w in enumerate(widths)
+        )
+        + "|"
+    )
+    return "\n".join([line(head), rule, *(line(cells) for cells in rows)])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -58,8 +59,9 @@ def test_bench_retrieval_both_modes(tmp_path: Path) -> None:
     assert data["conversations"] == 2 and data["turns"] == 5 and data["questions"] == 3
     overall = data["report"]["overall"]
     assert {"recall@5", "recall@10", "recall@25", "blockRecall", "blockTokens"} <= set(overall)
+    assert {"itemsRecall@10", "baseline@10"} <= set(overall) and overall["baseline@10"] > 0
     table = CliRunner().invoke(cli, ["bench", "retrieval", "--dataset", str(data_file)])
-    assert table.exit_code == 0 and "| overall |" in table.stdout
+    assert table.exit_code == 0 and re.search(r"^\| overall +\|", table.stdout, re.M)
 
 
 def test_bench_on_a_file_that_is_not_a_dataset(tmp_path: Path) -> None:

@@ -3,15 +3,27 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from lcm_core.bench_retrieval import format_table, load_dataset, parse_line, run
-from lcm_core.config import Config
+from lcm_core.bench_bm25 import BM25Baseline, BM25Index, bm25_index, top_k
+from lcm_core.bench_retrieval import (
+    default_extractor,
+    format_table,
+    ingest,
+    load_dataset,
+    parse_line,
+    run,
+)
+from lcm_core.config import Config, load_config
+from lcm_core.evidence import retrieve
 from lcm_core.ports import MemoryStore
+from lcm_core.query import query_signals
 from lcm_core.testing.builders import make_item
+from lcm_core.text import tokenize
 from lcm_store_sqlite import SQLiteMemoryStore
 
 CONV = {
@@ -44,6 +56,16 @@ CONV = {
 }
 
 
+DEEP = load_config({"retrieval": {"limit": 25, "evidenceLimit": 25}})
+
+
+@pytest.fixture
+def store() -> Iterator[MemoryStore]:
+    one = SQLiteMemoryStore(":memory:")
+    yield one
+    one.close()
+
+
 def every_user_turn(store: MemoryStore, session_id: str, config: Config) -> None:
     """A stand-in extractor: one fact per user message except the dentist one."""
     for event in store.list_events(session_id, types=["user/message"]):
@@ -57,20 +79,47 @@ def last_turn_first(texts: Sequence[str], question: str, k: int) -> list[int]:
 
 
 def test_report_counts_recall_per_category_and_overall() -> None:
-    """Extracted facts are found; a fact extraction missed costs recall and shows as not extracted."""
+    """Items count for what they cite; a turn extraction missed still comes back as raw evidence."""
     conv = parse_line(json.dumps(CONV))
     report = run(
         [conv], lambda: SQLiteMemoryStore(":memory:"), last_turn_first, extract=every_user_turn
     )
     assert report["zh"]["recall@5"] == 1.0 and report["zh"]["blockRecall"] == 1.0
     assert report["fact"]["questions"] == 2
-    assert report["fact"]["recall@5"] == 0.5 and report["fact"]["extracted"] == 0.5
+    # The dentist turn has no item: items alone find half, the merged pipeline finds both.
+    assert report["fact"]["itemsRecall@5"] == 0.5 and report["fact"]["extracted"] == 0.5
+    assert report["fact"]["recall@5"] == 1.0 and report["fact"]["blockRecall"] == 1.0
     assert report["overall"]["questions"] == 3
-    assert report["overall"]["recall@10"] == pytest.approx(2 / 3, abs=1e-4)
+    assert report["overall"]["itemsRecall@10"] == pytest.approx(2 / 3, abs=1e-4)
     # The stand-in baseline puts t3 first and t0 last among four turns.
     assert report["fact"]["baseline@5"] == 1.0
     assert report["overall"]["blockTokens"] > 0
-    assert "| overall | 3 |" in format_table(report)
+
+
+def test_table_has_every_column_and_lines_up() -> None:
+    """One header cell per value, and every row of the table is as wide as the header."""
+    conv = parse_line(json.dumps(CONV))
+    report = run([conv], lambda: SQLiteMemoryStore(":memory:"), BM25Baseline())
+    lines = format_table(report).splitlines()
+    head = [cell.strip() for cell in lines[0].strip("|").split("|")]
+    assert head[:3] == ["category", "n", "extracted"]
+    assert {"R@10", "items R@10", "block R", "BM25 R@10"} <= set(head)
+    assert len({len(line) for line in lines}) == 1
+    assert len({tuple(i for i, ch in enumerate(line) if ch == "|") for line in lines}) == 1
+    overall = next(line for line in lines if line.startswith("| overall "))
+    assert [cell.strip() for cell in overall.strip("|").split("|")][1] == "3"
+    assert report["overall"]["baseline@10"] > 0
+
+
+def test_merged_ranking_is_items_then_raw_turns_by_score(store: Any) -> None:
+    """The harness's pipeline list: an item beats a raw turn of the same text; raw turns follow."""
+    conv = parse_line(json.dumps(CONV))
+    ingest(store, conv, load_config(), every_user_turn)
+    found = retrieve(store, "c1", query_signals("dentist appointment and the Lisbon tram"), DEEP)
+    merged = found.merged()
+    assert [seqs for _, _, seqs in merged] == [(0,), (3,)]
+    assert merged[0][0].startswith("mem_") and merged[1][0] == "seq:3"
+    assert merged[0][1] > merged[1][1]
 
 
 def test_a_malformed_line_names_its_number(tmp_path: Path) -> None:
@@ -81,3 +130,143 @@ def test_a_malformed_line_names_its_number(tmp_path: Path) -> None:
         load_dataset(path)
     path.write_text(json.dumps(CONV) + "\n")
     assert [c.id for c in load_dataset(path)] == ["c1"]
+
+
+def test_bm25_agrees_with_rank_bm25() -> None:
+    """The stdlib BM25 gives rank-bm25's BM25Okapi scores, float for float (idf floor included)."""
+    rank_bm25 = pytest.importorskip("rank_bm25")
+    texts = [
+        "we drove to Lisbon last weekend, the kids loved the tram",
+        "Lovely! Lisbon trams are iconic.",
+        "周末我们去了杭州西湖",
+        "",
+        "the the the tram tram",
+        "the dentist moved my appointment to the 24th",
+    ]
+    docs = [tokenize(text) or ["\u0000"] for text in texts]
+    ours, theirs = BM25Index(docs), rank_bm25.BM25Okapi(docs)
+    for question in ("the tram in Lisbon", "西湖 周末", "the the dentist", "nothing matches"):
+        query = tokenize(question)
+        assert ours.scores(query) == list(theirs.get_scores(query))
+
+
+def test_bm25_top_k_and_the_baseline_cache() -> None:
+    """Best first (a shorter turn wins), earlier turn on ties; a new list gets a new index."""
+    texts = ["apple pie", "pear tart", "apple crumble with custard and cream", "pear tart", "jam"]
+    index = bm25_index(texts)
+    assert top_k(index, "apple", 2) == [0, 2]
+    assert top_k(index, "tart", 3) == [1, 3, 0]
+    long_turn = " ".join(f"word{i}" for i in range(300)) + " needle"
+    assert top_k(bm25_index(["hay", long_turn, "straw"]), "needle", 1) == [1]
+    baseline = BM25Baseline()
+    assert baseline(["tram ride", "bus ride", "walk"], "tram", 1) == [0]
+    assert baseline(["bus ride", "tram ride", "walk"], "tram", 1) == [1]
+
+
+# A hand-written chatty conversation, not from the generator: facts said in passing,
+# a correction, and questions in other words than the turns that answer them.
+REALISTIC = [
+    ("user", "morning! coffee in hand, let's get going on the week"),
+    ("assistant", "Good morning! What's first on the list?"),
+    (
+        "user",
+        "first, some context: my partner Priya and I are hosting her parents next month, "
+        "they fly in from Chennai on the 14th",
+    ),
+    ("assistant", "That's exciting. Do you want help planning the visit?"),
+    (
+        "user",
+        "yes eventually. also the guest room still has the broken radiator, the landlord "
+        "keeps ignoring my emails",
+    ),
+    ("assistant", "That's frustrating. Should I draft a firmer email to the landlord?"),
+    ("user", "maybe later. today I mostly want to sort out the work stuff"),
+    ("assistant", "Sure, what's going on at work?"),
+    (
+        "user",
+        "we're migrating the billing service off the old Oracle box, my manager Tomasz wants "
+        "it done before the audit",
+    ),
+    ("assistant", "Understood. When is the audit?"),
+    ("user", "end of Q3 I think, I'll double check"),
+    ("assistant", "OK."),
+    ("user", "lol my cat just walked across the keyboard"),
+    ("assistant", "Ha! What's the cat's name?"),
+    ("user", "Biscuit, she's a ginger menace, fourteen years old and still bossy"),
+    ("assistant", "Biscuit sounds like a character."),
+    (
+        "user",
+        "she is. anyway, for the migration we picked Postgres 16, the DBA team already has "
+        "a cluster for us",
+    ),
+    ("assistant", "Great, Postgres 16 it is."),
+    (
+        "user",
+        "I'm a bit nervous about the cutover weekend, last time we did something like this "
+        "it went badly",
+    ),
+    ("assistant", "Understandable. We can plan a rollback path."),
+    ("user", "ok so Priya's parents are vegetarian, her dad doesn't eat onion or garlic either"),
+    ("assistant", "Noted, I can suggest recipes that fit."),
+    ("user", "we went to that Georgian place on Saturday, the khachapuri was unreal"),
+    ("assistant", "Sounds delicious."),
+    ("user", "I've started running again, did 5k on Sunday in 31 minutes, slow but happy"),
+    ("assistant", "Nice work getting back into it!"),
+    ("user", "oh, checked with Tomasz: the audit is actually October 3rd, not end of Q3"),
+    ("assistant", "Thanks, October 3rd then."),
+    ("user", "my sister's wedding is in Porto in June, we still haven't booked flights"),
+    ("assistant", "Would you like me to look at flights?"),
+    ("user", "not yet. the cutover is planned for the weekend of September 20th"),
+    ("assistant", "Got it."),
+    (
+        "user",
+        "ugh the landlord finally replied, someone will look at the radiator Thursday afternoon",
+    ),
+    ("assistant", "Good news, finally."),
+]
+REALISTIC_QUESTIONS = [
+    ("When do Priya's parents arrive?", 2),
+    ("Which database are we moving billing to?", 16),
+    ("What is my pet called?", 14),
+    ("What food restrictions do the in-laws have?", 20),
+    ("When is the audit?", 26),
+    ("Where is the wedding happening?", 28),
+    ("How fast was my last run?", 24),
+    ("When is the heating in the spare room getting fixed?", 32),
+    ("What restaurant did we try at the weekend?", 22),
+    ("Who is pushing for the migration deadline?", 8),
+    ("When is the switch-over scheduled?", 30),
+]
+
+
+def realistic_conversation() -> dict[str, Any]:
+    return {
+        "id": "realistic",
+        "turns": [
+            {"id": f"t{i}", "speaker": who, "text": text} for i, (who, text) in enumerate(REALISTIC)
+        ],
+        "questions": [
+            {"id": f"q{i}", "question": question, "evidence": [f"t{turn}"]}
+            for i, (question, turn) in enumerate(REALISTIC_QUESTIONS)
+        ],
+    }
+
+
+def test_a_hand_written_chatty_conversation(store: MemoryStore) -> None:
+    """Real extraction on chatty text: raw turns add what items miss, and a correction wins."""
+    conv = parse_line(json.dumps(realistic_conversation()))
+    report = run([conv], lambda: SQLiteMemoryStore(":memory:"), BM25Baseline())["overall"]
+    assert report["recall@10"] > report["itemsRecall@10"]
+    assert report["blockRecall"] >= report["recall@10"]
+    ingest(store, conv, load_config(), default_extractor)
+    run_found = retrieve(store, "realistic", query_signals("How fast was my last run?"), DEEP)
+    assert run_found.merged()[0][2] == (24,)
+    # The audit date was corrected at turn 26; that turn ranks above the older mention.
+    audit = [
+        seqs for _, _, seqs in retrieve(store, "realistic", query_signals("audit?"), DEEP).merged()
+    ]
+    assert audit.index((26,)) < audit.index((8,))
+    # No word in common with "What is my pet called?": nothing is made up.
+    assert (
+        retrieve(store, "realistic", query_signals("What is my pet called?"), DEEP).merged() == []
+    )
