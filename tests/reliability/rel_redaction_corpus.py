@@ -86,6 +86,9 @@ def _secrets() -> list[Secret]:
     zh_password = "Passw0rd!" + _r(4)
     client_secret = _r(32)
     api_key_generic = _r(40, "0123456789abcdef")
+    rsa, openssh = _pem("RSA PRIVATE KEY"), _pem("OPENSSH PRIVATE KEY")
+    ec, pkcs8 = _pem("EC PRIVATE KEY", 2), _pem("PRIVATE KEY")
+    cut_off = "-----BEGIN ENCRYPTED PRIVATE KEY-----\n" + _r(64, _ALNUM + "+/")
     return [
         Secret("openai_key", openai_old, f"export OPENAI_API_KEY={openai_old}"),
         Secret("openai_key", openai_proj, f"client = OpenAI(api_key='{openai_proj}')"),
@@ -121,17 +124,11 @@ def _secrets() -> list[Secret]:
         Secret("secret", zh_password, f"服务器密码：{zh_password}"),
         Secret("secret", client_secret, f"client_secret: {client_secret}"),
         Secret("secret", api_key_generic, f"X_API_KEY: {api_key_generic}"),
-        Secret("private_key", _pem("RSA PRIVATE KEY"), "key:\n" + _pem("RSA PRIVATE KEY")),
-        Secret("private_key", _pem("OPENSSH PRIVATE KEY"), _pem("OPENSSH PRIVATE KEY")),
-        Secret(
-            "private_key", _pem("EC PRIVATE KEY", 2), "```\n" + _pem("EC PRIVATE KEY", 2) + "\n```"
-        ),
-        Secret("private_key", _pem("PRIVATE KEY"), "私钥如下：\n" + _pem("PRIVATE KEY")),
-        Secret(
-            "private_key",
-            "-----BEGIN ENCRYPTED PRIVATE KEY-----\n" + _r(64, _ALNUM + "+/"),
-            "pasted (cut off):\n-----BEGIN ENCRYPTED PRIVATE KEY-----\n" + _r(64, _ALNUM + "+/"),
-        ),
+        Secret("private_key", rsa, "key:\n" + rsa),
+        Secret("private_key", openssh, openssh),
+        Secret("private_key", ec, "```\n" + ec + "\n```"),
+        Secret("private_key", pkcs8, "私钥如下：\n" + pkcs8),
+        Secret("private_key", cut_off, "pasted (cut off):\n" + cut_off),
     ]
 
 

@@ -265,8 +265,9 @@ def _cli_has_export() -> bool:
     return lcm("export", "--help").returncode == 0
 
 
-def test_cli_export_with_redact_is_private_and_redacted(tmp_path: Path) -> None:
-    """`lcm export --redact` writes private files with every corpus secret replaced."""
+@pytest.fixture
+def secrets_db(tmp_path: Path) -> Path:
+    """A store whose user messages hold every secret of the redaction corpus."""
     if not _cli_has_export():
         pytest.skip("`lcm export` is not in this build yet")
     from rel_redaction_corpus import SECRETS
@@ -278,21 +279,65 @@ def test_cli_export_with_redact_is_private_and_redacted(tmp_path: Path) -> None:
             runtime.on_event("secrets", rs.user_message(seq, f"记住这个：{secret.text}"))
     finally:
         runtime.close()
-    out = tmp_path / "exports" / "all.jsonl"
+    return path
+
+
+def export(db: Path, out: Path, fmt: str, *extra: str) -> list[Path]:
+    """Run `lcm export` under umask 022; the files it wrote."""
     old = os.umask(0o022)
     try:
-        done = lcm("--db", str(path), "export", "--format", "jsonl", "--redact", str(out))
+        done = lcm("--db", str(db), "export", "--format", fmt, "--out", str(out), *extra)
     finally:
         os.umask(old)
     assert done.returncode == 0, done.stderr
-    files = [out] if out.is_file() else [p for p in out.rglob("*") if p.is_file()]
-    text = "\n".join(p.read_text(encoding="utf-8") for p in files)
+    return [out] if out.is_file() else sorted(p for p in out.rglob("*") if p.is_file())
+
+
+def strings_in(files: list[Path]) -> str:
+    """Every string value of the JSON lines in these files, decoded, one per line."""
+    found: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            found.append(value)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    for path in files:
+        if path.suffix == ".jsonl":
+            for line in path.read_text(encoding="utf-8").splitlines():
+                walk(json.loads(line))
+    return "\n".join(found)
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet", "duckdb"])
+def test_cli_exports_are_private(secrets_db: Path, tmp_path: Path, fmt: str) -> None:
+    """Every file an export writes is 0600, in 0700 folders, under umask 022."""
+    out = tmp_path / "exports" / f"all-{fmt}"
+    files = export(secrets_db, out, fmt)
+    folders = {p.parent for p in files} | {out.parent}
+    rs.bump("private.export_cases")
+    assert files
+    assert all(mode(p) == 0o600 for p in files), {str(p): oct(mode(p)) for p in files}
+    assert all(mode(f) == 0o700 for f in folders), {str(f): oct(mode(f)) for f in folders}
+
+
+def test_cli_export_redact_replaces_every_corpus_secret(secrets_db: Path, tmp_path: Path) -> None:
+    """`lcm export --redact` leaves none of the corpus secrets in the written rows."""
+    from rel_redaction_corpus import SECRETS
+
+    plain = strings_in(export(secrets_db, tmp_path / "p", "jsonl"))
+    text = strings_in(export(secrets_db, tmp_path / "r", "jsonl", "--redact"))
+    present = [s.kind for s in SECRETS if s.value in plain]
     missed = [s.kind for s in SECRETS if s.value in text]
     rs.record("private.export_redaction", {"secrets": len(SECRETS), "missed": len(missed)})
+    assert len(present) == len(SECRETS), "the plain export must hold the secrets to begin with"
     assert missed == []
-    assert all(mode(p) == 0o600 for p in files), {str(p): oct(mode(p)) for p in files}
-    folders = {p.parent for p in files} | {out.parent}
-    assert all(mode(folder) == 0o700 for folder in folders)
+    assert "[REDACTED:" in text
 
 
 # --- script checks -------------------------------------------------------------------------------

@@ -41,6 +41,7 @@ def test_the_corpus_is_big_enough() -> None:
 @pytest.mark.parametrize("secret", SECRETS, ids=[f"{s.kind}-{i}" for i, s in enumerate(SECRETS)])
 def test_every_secret_of_the_corpus_is_replaced(secret: Secret) -> None:
     """The secret value is gone and a marker of its kind stands where it was."""
+    assert secret.value in secret.text, "the corpus entry must contain its secret"
     out, counts = redact_counts(secret.text)
     rs.bump("redaction.secrets")
     rs.bump("redaction.secrets_missed", int(secret.value in out))
