@@ -1,4 +1,4 @@
-"""`lcm doctor | stats | purge`: the health, size and deletion of the store."""
+"""`lcm doctor | purge`: the health and deletion of the store (`stats` is in cli_analytics)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ from lcm_adapter.cli_base import (
     state,
 )
 from lcm_adapter.paths import default_db_path, dsh_home
-from lcm_core.models import REPORT_TABLES
+from lcm_core.errors import StoreError
+from lcm_core.ports import MemoryStore
 from lcm_core.registry import available_backends, parse_store_url
 
 OPTIONAL_MODULES: Final = ("rich", "mcp", "zstandard", "duckdb")
@@ -89,6 +90,9 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
     with opened_store(ctx) as store:
         location = parse_store_url(cli_state.db).location
         problems = store.integrity_check()
+        write_problem = _write_probe(store)
+        if write_problem:
+            problems = [*problems, write_problem]
         on_disk = location != ":memory:"
         path = Path(location)
         data: dict[str, Any] = {
@@ -118,6 +122,25 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
         ctx.exit(EXIT_FAILURE)
 
 
+class _ProbeRollback(Exception):
+    """Raised inside the write probe so its transaction never commits."""
+
+
+def _write_probe(store: MemoryStore) -> str | None:
+    """Whether the store takes writes (a read-only file or folder loses new memory).
+
+    The probe writes one meta row inside a transaction that is then rolled back.
+    """
+    try:
+        with store.transaction():
+            store.set_meta("doctor.write_probe", "1")
+            raise _ProbeRollback
+    except _ProbeRollback:
+        return None
+    except StoreError as exc:
+        return f"cannot write: {exc}"
+
+
 def _render_doctor(d: dict[str, Any]) -> str:
     integrity = d["integrity"] if d["integrity"] == "ok" else "; ".join(d["integrity"])
     comp = d["compatibility"]
@@ -140,49 +163,6 @@ def _render_doctor(d: dict[str, Any]) -> str:
     ]
     rows.extend(("cannot observe", line) for line in comp["cannot_observe"])
     return render.to_text(render.pairs(rows))
-
-
-@click.command()
-@click.option("--limit", default=STATS_SESSIONS, show_default=True, help="Sessions to list.")
-@json_option
-@click.pass_context
-def stats(ctx: click.Context, limit: int, as_json: bool) -> None:
-    """Row counts of the store and of the most recent sessions."""
-    with opened_store(ctx) as store:
-        totals = store.stats()
-        sessions = []
-        for session in store.list_sessions()[: max(0, limit)]:
-            counts = store.stats(session.session_id)
-            sessions.append(
-                {
-                    "session": session.session_id,
-                    "updated_at": session.updated_at,
-                    "events": counts.get("events", 0),
-                    "memory_items": counts.get("memory_items", 0),
-                    "assembly_logs": counts.get("assembly_logs", 0),
-                }
-            )
-        data = {"database": store.url, "totals": totals, "sessions": sessions}
-    emit(as_json, data, _render_stats)
-
-
-def _render_stats(d: dict[str, Any]) -> str:
-    totals = render.table(
-        ("table", "rows"),
-        ((t, d["totals"].get(t, 0)) for t in REPORT_TABLES),
-        title=f"rows in {d['database']}",
-        right=("rows",),
-    )
-    sessions = render.table(
-        ("session", "updated", "events", "items", "assemblies"),
-        (
-            (s["session"], s["updated_at"], s["events"], s["memory_items"], s["assembly_logs"])
-            for s in d["sessions"]
-        ),
-        title=f"sessions, most recent first ({len(d['sessions'])} shown)",
-        right=("events", "items", "assemblies"),
-    )
-    return render.to_text(totals, sessions)
 
 
 @click.command()
@@ -223,5 +203,5 @@ def _render_purge(d: dict[str, Any]) -> str:
 
 def register(group: click.Group) -> None:
     """Add the store commands to the `lcm` group."""
-    for command in (doctor, stats, purge):
+    for command in (doctor, purge):
         group.add_command(command)

@@ -99,6 +99,14 @@ class Connection:
                 for row in self.raw.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
             }
         except sqlite3.DatabaseError as exc:
+            error = translate(exc, self.label)
+            if isinstance(error, ReadOnlyStoreError) or "unable to open" in str(exc):
+                # WAL readers write the -shm file beside the database, so a folder
+                # (or mount) we cannot write fails even a read.
+                raise ReadOnlyStoreError(
+                    f"{self.label}: the database or its folder is read-only "
+                    "(SQLite in WAL mode must write beside the file)"
+                ) from exc
             raise StoreOpenError(
                 f"{self.label}: not an lcm memory database ({str(exc).splitlines()[0]})"
             ) from exc

@@ -321,12 +321,6 @@ def test_read_only_folder_or_mount_fails_to_open_and_keeps_every_row(
         store.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="bug: lcm_store_sqlite/connection.py _check_is_database reports a read-only folder "
-    "as 'not an lcm memory database (...)' (StoreOpenError), not ReadOnlyStoreError",
-)
 @pytest.mark.parametrize("where", ["folder", "mount"])
 def test_read_only_folder_error_says_read_only(shared_dir: Path, where: str) -> None:
     """The open error of a read-only folder is a ReadOnlyStoreError, not 'not ours'."""
@@ -335,12 +329,6 @@ def test_read_only_folder_error_says_read_only(shared_dir: Path, where: str) -> 
     assert "not an lcm memory database" not in result["open"]["text"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="bug: lcm_store_sqlite/records.py integrity_check reports 'events_fts: attempt to "
-    "write a readonly database' on a healthy read-only file (the FTS check is an INSERT)",
-)
 def test_integrity_check_of_a_healthy_read_only_file_reports_no_damage(shared_dir: Path) -> None:
     """A read-only but healthy database is not reported as damaged."""
     result, _ = run_read_only(shared_dir, "file")
