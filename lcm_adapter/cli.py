@@ -19,6 +19,7 @@ from lcm_adapter.paths import resolve_db_url
 COMMAND_MODULES: Final = (
     "lcm_adapter.cli_memory",
     "lcm_adapter.cli_admin",
+    "lcm_adapter.cli_analytics",
     "lcm_adapter.cli_skills",
     "lcm_adapter.cli_demo",
     "lcm_adapter.cli_faces",

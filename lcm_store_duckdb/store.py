@@ -20,6 +20,7 @@ from lcm_core.models import (
 )
 from lcm_core.text import scrub_surrogates
 from lcm_store_duckdb import rows
+from lcm_store_duckdb.analytics import AnalyticsMixin
 from lcm_store_duckdb.connection import Connection
 from lcm_store_duckdb.events import EventsMixin
 from lcm_store_duckdb.records import RecordsMixin
@@ -31,7 +32,7 @@ _INSERT_ITEM = (
 )
 
 
-class DuckDBMemoryStore(EventsMixin, RecordsMixin):
+class DuckDBMemoryStore(EventsMixin, RecordsMixin, AnalyticsMixin):
     """A `MemoryStore` on one DuckDB file (or `:memory:`), schema v2, one process at a time."""
 
     def __init__(self, location: str | Path) -> None:
