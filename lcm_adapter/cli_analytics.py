@@ -26,10 +26,12 @@ PROGRESS_MIN_ROWS: Final = 20_000
 
 
 @contextmanager
-def progress_bar(totals: dict[str, int], label: str) -> Iterator[ProgressFn | None]:
+def progress_bar(
+    totals: dict[str, int], label: str, console: Console | None = None
+) -> Iterator[ProgressFn | None]:
     """A rich bar on stderr for a large job on a terminal; None (no bar) otherwise."""
     total = sum(totals.values())
-    console = Console(stderr=True)
+    console = console if console is not None else Console(stderr=True)
     if total < PROGRESS_MIN_ROWS or not console.is_terminal:
         yield None
         return
