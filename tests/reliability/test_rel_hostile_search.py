@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from lcm_core.capture import capture_batch
 from lcm_core.config import load_config
+from lcm_core.errors import StoreError
 from lcm_core.ports import MemoryStore
 from lcm_core.query import query_signals, search_terms
 from lcm_core.testing.builders import make_item
@@ -195,27 +196,70 @@ def _megabyte_strings() -> dict[str, str]:
     }
 
 
+# Known bugs in the SQLite store, kept failing on purpose until fixed (see the report).
+LIKE_TOO_LONG = (
+    "bug: lcm_store_sqlite search_events/search_items raise StoreError 'LIKE or GLOB pattern "
+    "too complex' for a term longer than SQLite's LIKE pattern limit (50 000 bytes)"
+)
+TOO_MANY_TERMS = (
+    "bug: lcm_store_sqlite search_events/search_items raise StoreError 'Expression tree is "
+    "too large (maximum depth 1000)' for 1 000 or more terms (and lcm_core/evidence.py "
+    "passes the task text's numbers/paths/phrases uncapped)"
+)
+ASSEMBLY_BUGS = {"ascii": LIKE_TOO_LONG, "random": TOO_MANY_TERMS}
+
+
+def known_bug(request: pytest.FixtureRequest, backend: Backend, reason: str | None) -> None:
+    """Mark this test a strict xfail on SQLite when a reported bug explains its failure."""
+    if reason is not None and backend.name == "sqlite":
+        request.node.add_marker(
+            pytest.mark.xfail(strict=True, raises=AssertionError, reason=reason)
+        )
+
+
+def never_raises(call: Callable[[], Any]) -> None:
+    """Run a search; a StoreError fails the test as an assertion (so xfail can name it)."""
+    try:
+        result = call()
+    except StoreError as exc:
+        raise AssertionError(f"search raised {type(exc).__name__}: {exc}") from exc
+    assert isinstance(result, list)
+
+
 @pytest.mark.parametrize("name", sorted(_megabyte_strings()))
-def test_one_megabyte_search_terms_never_raise(backend: Backend, name: str) -> None:
+def test_one_megabyte_search_terms_never_raise(
+    request: pytest.FixtureRequest, backend: Backend, name: str
+) -> None:
     """A 1 MB raw term searches without raising."""
-    if backend.name == "duckdb" and name != "ascii" and not rs.full_mode():
-        # Reported: lcm_store_duckdb/search.py `_has_border` is quadratic in the term's
-        # length, so one 1 MB random term takes about a minute per search there.
-        pytest.skip("1 MB terms on DuckDB take minutes (quadratic _has_border); run --full")
+    known_bug(request, backend, LIKE_TOO_LONG)
     rs.bump(f"search_1mb_cases[{backend.name}]")
     term = _megabyte_strings()[name]
-    assert isinstance(backend.store.search_events(SESSION, [term]), list)
-    assert isinstance(backend.store.search_events(None, [term, "预算"]), list)
-    assert isinstance(backend.store.search_items(SESSION, [term]), list)
+    never_raises(lambda: backend.store.search_events(SESSION, [term]))
+    never_raises(lambda: backend.store.search_events(None, [term, "预算"]))
+    never_raises(lambda: backend.store.search_items(SESSION, [term]))
+
+
+@pytest.mark.parametrize("count", [1_000, 5_000])
+def test_thousands_of_terms_never_raise(
+    request: pytest.FixtureRequest, backend: Backend, count: int
+) -> None:
+    """A search with thousands of distinct terms returns hits instead of raising."""
+    known_bug(request, backend, TOO_MANY_TERMS)
+    terms = [f"term{index}" for index in range(count)] + ["预算"]
+    rs.bump(f"search_many_terms_cases[{backend.name}]")
+    never_raises(lambda: backend.store.search_events(SESSION, terms))
+    never_raises(lambda: backend.store.search_items(None, terms))
 
 
 @pytest.mark.parametrize("name", sorted(_megabyte_strings()))
-def test_huge_task_texts_assemble_without_errors(backend: Backend, name: str) -> None:
+def test_huge_task_texts_assemble_without_errors(
+    request: pytest.FixtureRequest, backend: Backend, name: str
+) -> None:
     """A huge task text (100 kB by default, 1 MB in full mode) assembles without errors."""
     assembly = pytest.importorskip("lcm_core.assembly")
+    known_bug(request, backend, ASSEMBLY_BUGS.get(name))
     text = _megabyte_strings()[name][:ASSEMBLY_CHARS]
     rs.bump(f"assembly_huge_query_cases[{backend.name}]")
     rs.record("assembly_huge_query_chars", ASSEMBLY_CHARS)
-    run_searches(backend.store, list(search_terms(query_signals(text))))
     result: Any = assembly.assemble(backend.store, SESSION, (), CONFIG, query=text)
     assert result.errors == ()

@@ -32,31 +32,6 @@ LEAKS = ("9999", "MySQL", "mysql", "ignore previous", "忽略之前")
 LABEL_RE = re.compile(r"\[(mem|ev|rule)\b\s*([^\]\n]*)\]", re.IGNORECASE)
 
 
-# Known bugs in others' modules, kept failing on purpose until fixed (see the report).
-_QUOTED_NON_USER = (
-    "bug: lcm_core/evidence.py gather_evidence quotes a user/message whose source kind is "
-    "'tool' or 'model' (tool output or model text in a user-role message) by default"
-)
-BUGS: dict[str, str] = {
-    "tool-kind-user-message": _QUOTED_NON_USER,
-    "model-kind-user-message": _QUOTED_NON_USER,
-    "user-message-tool-block": _QUOTED_NON_USER,
-}
-
-
-def case_params() -> list[Any]:
-    return [
-        pytest.param(
-            index,
-            id=case.name,
-            marks=[pytest.mark.xfail(strict=True, reason=BUGS[case.name])]
-            if case.name in BUGS
-            else [],
-        )
-        for index, case in enumerate(CASES)
-    ]
-
-
 def marker(index: int) -> str:
     return f"ZQX{index:03d}"
 
@@ -110,7 +85,7 @@ def section_lines(text: str) -> list[str]:
     return [line for line in text.split("\n") if line.startswith("## ")]
 
 
-@pytest.mark.parametrize("index", case_params())
+@pytest.mark.parametrize("index", range(len(CASES)), ids=[case.name for case in CASES])
 def test_hostile_event_never_becomes_memory_nor_quoted(index: int) -> None:
     """No item derives from the hostile event, and the injected block quotes none of it."""
     case: Case = CASES[index]
