@@ -33,6 +33,10 @@ if TYPE_CHECKING:
 # The constants of `score_matches` (Okapi BM25's usual values).
 _K1: Final = 1.2
 _B: Final = 0.75
+# The positions (from 1) of the terms a row contains. A lambda over the term list keeps
+# every statement one shape whatever the number of terms: spelled out per term, a long
+# query hit DuckDB's expression depth limit (1000) and took long to plan.
+_WHICH: Final = "list_filter(range(1, len($terms) + 1), lambda i: contains(s.folded, $terms[i]))"
 # BM25 of one row: z = (term, idf) pairs, $avglen the matching rows' mean length.
 # Non-overlapping occurrences, as str.count counts them: what replace() removes.
 _TF: Final = "((length(folded) - length(replace(folded, z[1], ''))) // length(z[1]))"
@@ -79,12 +83,11 @@ def idf(scope_rows: float, having: float) -> float:
 class Plan:
     """The statements of one search, kept small because DuckDB plans every statement anew.
 
-    One statement with CTEs and the BM25 arithmetic spelled out per term took 15-25 ms to
-    plan, several times the scan. So: a first scan counts the scope and the matching rows
-    (how many, their length, how many hold each term, how many match 1, 2, ... terms);
-    the second scores only the best tiers of matched terms, enough to fill `limit`, with
-    BM25 as a lambda over list parameters (one shape for any number of terms); a last
-    statement reads the winning rows whole.
+    One statement with the BM25 arithmetic spelled out per term took 15-25 ms to plan,
+    several times the scan. So: a first scan counts the scope and the matching rows (how
+    many, their length, how many hold each term, how many match 1, 2, ... terms); the
+    second scores only the best tiers of matched terms, enough to fill `limit`; a last
+    statement reads the winning rows whole. Terms travel as one list parameter.
     """
 
     side: str
@@ -107,27 +110,17 @@ class Plan:
             source += " WHERE s.session_id = $session"
         return source
 
-    def _matched(self, named: dict[str, Any]) -> str:
-        named.update({f"t{i}": term for i, term in enumerate(self.terms.folded)})
-        return " + ".join(
-            f"contains(s.folded, $t{i})::BIGINT" for i in range(len(self.terms.folded))
-        )
-
     def stats(self) -> tuple[str, dict[str, Any]]:
         """Scope rows; matching rows, their total length, tier histogram, per-term counts."""
-        named: dict[str, Any] = {}
-        matched = self._matched(named)
-        hit = " AND ".join(("_matched > 0", *self.filters))
-        having = "".join(
-            f", count(*) FILTER (WHERE _hit AND contains(_folded, $t{i}))"
-            for i in range(len(self.terms.folded))
-        )
+        named: dict[str, Any] = {"terms": list(self.terms.folded)}
+        ok = " AND ".join(self.filters) or "TRUE"
+        hits = "FROM h WHERE ok AND len(which) > 0"
         sql = (
-            "SELECT count(*), count(*) FILTER (WHERE _hit), "
-            "coalesce(sum(length(_folded)) FILTER (WHERE _hit), 0), "
-            f"histogram(_matched) FILTER (WHERE _hit){having} FROM ("
-            f"SELECT s.folded AS _folded, ({matched}) AS _matched, ({hit}) AS _hit "
-            f"FROM {self._source(named)})"
+            f"WITH h AS MATERIALIZED (SELECT {_WHICH} AS which, length(s.folded) AS size, "
+            f"({ok}) AS ok FROM {self._source(named)}) "
+            f"SELECT (SELECT count(*) FROM h), (SELECT count(*) {hits}), "
+            f"(SELECT coalesce(sum(size), 0) {hits}), (SELECT histogram(len(which)) {hits}), "
+            "(SELECT histogram(i) FROM (SELECT unnest(which) AS i FROM h WHERE ok))"
         )
         return sql, named
 
@@ -135,21 +128,27 @@ class Plan:
         self, counts: tuple[Any, ...], min_matched: int, limit: int
     ) -> tuple[str, dict[str, Any]]:
         """Keys, matched-term count and BM25 of the best rows matching `min_matched` terms."""
-        named: dict[str, Any] = {"min": min_matched, "limit": limit}
-        matched = self._matched(named)
         scope_rows, hits, length = float(counts[0]), float(counts[1]), float(counts[2])
         scope_rows = max(scope_rows, hits)
-        named["terms"] = list(self.terms.folded)
-        named["idfs"] = [idf(scope_rows, float(having)) for having in counts[4:]]
-        named["avglen"] = max(1.0, length / max(hits, 1.0))
-        filters = "".join(f" AND {clause}" for clause in self.filters)
+        having = counts[4] or {}
+        named: dict[str, Any] = {
+            "terms": list(self.terms.folded),
+            "idfs": [
+                idf(scope_rows, float(having.get(i + 1, 0))) for i in range(len(self.terms.folded))
+            ],
+            "avglen": max(1.0, length / max(hits, 1.0)),
+            "min": min_matched,
+            "limit": limit,
+        }
         source = self._source(named)
-        joiner = " AND " if self.session_id is not None else " WHERE "
+        filters = "".join(f" AND {clause}" for clause in self.filters)
+        if filters and self.session_id is None:
+            filters = " WHERE TRUE" + filters
         keys = ", ".join(self.keys)
         sql = (
             f"SELECT {keys}, _matched, ({_BM25})::DOUBLE AS _bm25 FROM (SELECT "
             f"{', '.join(f's.{key}' for key in self.keys)}, s.folded AS folded, "
-            f"({matched}) AS _matched FROM {source}{joiner}({matched}) >= $min{filters}) "
+            f"len({_WHICH}) AS _matched FROM {source}{filters}) WHERE _matched >= $min "
             f"ORDER BY _matched DESC, _bm25 DESC, {keys} LIMIT $limit"
         )
         return sql, named
