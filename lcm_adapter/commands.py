@@ -109,6 +109,7 @@ def _purge(runtime: MemoryRuntime, session_id: str, args: list[str]) -> CommandR
             "run `memory purge --yes` to do it",
         )
     deleted = runtime.store.purge_session(session_id)
+    runtime.shown.forget(session_id)
     return CommandResult(True, f"purged {sum(deleted.values())} rows of session {session_id}")
 
 

@@ -28,6 +28,7 @@ from lcm_core.models import AssemblyLog
 from lcm_core.ports import MemoryStore
 from lcm_core.preconditions import check_preconditions
 from lcm_core.registry import open_store
+from lcm_core.shown import Shown, ShownItems
 from lcm_core.skill_ingest import ingest_skills
 from lcm_core.step import StepMessage
 from lcm_core.validation import pending_repair_reminder, run_validation
@@ -80,6 +81,8 @@ class MemoryRuntime:
     # resolve against it. None means this process's working folder.
     cwd: str | None = None
     closed: bool = False
+    # What our earlier blocks still in the host's history show, read incrementally.
+    shown: ShownItems = field(default_factory=ShownItems)
 
     @classmethod
     def open(
@@ -156,7 +159,14 @@ class MemoryRuntime:
         try:
             step_messages = hostmsg.step_messages(self.store, session_id, messages, visible_seqs)
             result = _call_assembly(
-                self.store, session_id, step_messages, turn, step, self.config, token_meter
+                self.store,
+                session_id,
+                step_messages,
+                turn,
+                step,
+                self.config,
+                token_meter,
+                self.shown.read(self.store, session_id),
             )
             result = _unless_shown_this_turn(self.store, result)
             result = _call_log_assembly(self.store, result, self.config)
@@ -344,9 +354,17 @@ def _call_assembly(
     step: int | None,
     config: Config,
     token_meter: Any,
+    shown: Shown,
 ) -> AssemblyResult:
     return assemble(
-        store, session_id, messages, config, turn=turn, step=step, token_meter=token_meter
+        store,
+        session_id,
+        messages,
+        config,
+        turn=turn,
+        step=step,
+        token_meter=token_meter,
+        shown=shown,
     )
 
 

@@ -33,11 +33,13 @@ from lcm_core.render import (
     task_entries,
 )
 from lcm_core.retrieval import (
+    ALREADY_SHOWN,
     Omission,
     Ranking,
     insufficient_statement,
     source_seqs,
 )
+from lcm_core.shown import Shown, ShownItems, entry_key
 from lcm_core.skills import rule_provider
 from lcm_core.step import StepMessage, VisibleText, task_text
 from lcm_core.text import sha256_hex
@@ -152,6 +154,26 @@ def _notice_candidates(
     return notices
 
 
+def _drop_shown_entries(
+    candidates: list[Candidate], shown: Shown
+) -> tuple[list[Candidate], list[Omission]]:
+    """Leave out entries an earlier block still in context holds word for word.
+
+    The host keeps our earlier blocks in the history, so the task state, resident
+    rules and notices would otherwise be repeated at every step.
+    """
+    if not shown.entries:
+        return candidates, []
+    kept: list[Candidate] = []
+    dropped: list[Omission] = []
+    for candidate in candidates:
+        if entry_key(candidate.text) in shown.entries:
+            dropped.append(Omission(candidate.section, candidate.ref, ALREADY_SHOWN))
+        else:
+            kept.append(candidate)
+    return kept, dropped
+
+
 def collect_candidates(
     store: MemoryStore,
     session_id: str,
@@ -163,6 +185,7 @@ def collect_candidates(
     status: CompactionStatus,
     newest: int | None,
     turn: int | None = None,
+    shown: Shown | None = None,
 ) -> tuple[list[Candidate], list[Omission], list[dict[str, Any]], bool]:
     """Every entry the block could hold, in priority order, plus retrieval's omissions.
 
@@ -183,6 +206,7 @@ def collect_candidates(
         visible_ids=visibility.item_ids,
         is_visible=visible.contains_event if visible else None,
         current_turn=turn,
+        shown=shown,
     )
     ranking, evidence = found_now.ranking, found_now.evidence
     candidates: list[Candidate] = []
@@ -201,7 +225,10 @@ def collect_candidates(
             Candidate("memory", ranked.item.id, item_entry(ranked.item, max_chars, focus))
         )
     has_history = newest is not None or state is not None or ranking.candidates > 0
-    was_visible = any(o.reason.endswith("visible in this step") for o in ranking.omitted)
+    was_visible = any(
+        o.reason.endswith("visible in this step") or o.reason == ALREADY_SHOWN
+        for o in ranking.omitted
+    )
     found = ranking.selected or evidence.rows or was_visible
     if has_history and not signals.empty and not found:
         candidates.append(Candidate("memory", "insufficient-evidence", insufficient_statement()))
@@ -240,17 +267,22 @@ def assemble(
     token_meter: TokenMeter | None = None,
     rules: RuleProvider | None = None,
     trigger: str = "pre-step",
+    shown: Shown | None = None,
 ) -> AssemblyResult:
     """Assemble the step's memory block; never raises (errors come back in the result).
 
     `rules` defaults to the skills provider (resident core plus task-relevant rules).
+    `shown` is what earlier memory blocks still in context list (a host runtime keeps
+    it incrementally with `ShownItems`); by default it is read from the event log.
     """
     config = config if config is not None else load_config()
     budget = budget_tokens(config)
     base = AssemblyResult(session_id, trigger=trigger, budget_tokens=budget, turn=turn, step=step)
     provider = rules if rules is not None else rule_provider
     try:
-        return _assemble(store, session_id, messages, config, base, query, token_meter, provider)
+        return _assemble(
+            store, session_id, messages, config, base, query, token_meter, provider, shown
+        )
     except Exception as exc:  # the host's step must go on without memory
         return AssemblyResult(
             session_id,
@@ -271,8 +303,11 @@ def _assemble(
     query: str | None,
     token_meter: TokenMeter | None,
     rules: RuleProvider,
+    shown: Shown | None,
 ) -> AssemblyResult:
     cost, token_source, errors = choose_meter(token_meter)
+    if shown is None:
+        shown = ShownItems().read(store, session_id)
     newest = store.max_event_seq(session_id)
     checkpoint = store.get_checkpoint(session_id)
     status = compaction_status(store, session_id, checkpoint.last_assembly_seq, config)
@@ -287,7 +322,10 @@ def _assemble(
         status=status,
         newest=newest,
         turn=base.turn,
+        shown=shown,
     )
+    candidates, repeated = _drop_shown_entries(candidates, shown)
+    omitted = [*omitted, *repeated]
     # A policy notice alone is not worth a message: it says nothing about this session.
     content = [c for c in candidates if c.ref != "compaction-policy"]
     if not content:

@@ -43,6 +43,7 @@ from lcm_core.retrieval import (
     source_seqs,
     verbatim_text,
 )
+from lcm_core.shown import Shown
 from lcm_core.text import relevance
 
 # Event types whose rows are searched for exact matches besides the quotable ones, so
@@ -301,6 +302,17 @@ class Retrieval:
         return [(ref, score, seqs) for _, (ref, score, seqs, _raw) in keyed]
 
 
+def _or_quoted_before(
+    is_visible: Callable[[Event], bool] | None, seqs: frozenset[int]
+) -> Callable[[Event], bool]:
+    """An event an earlier block still in context quotes is as good as on screen."""
+
+    def visible(event: Event) -> bool:
+        return event.seq in seqs or (is_visible is not None and is_visible(event))
+
+    return visible
+
+
 def retrieve(
     store: MemoryStore,
     session_id: str,
@@ -310,12 +322,23 @@ def retrieve(
     visible_ids: Callable[[Sequence[MemoryItem]], frozenset[str]] | None = None,
     is_visible: Callable[[Event], bool] | None = None,
     current_turn: int | None = None,
+    shown: Shown | None = None,
 ) -> Retrieval:
     """Rank items, then gather their evidence and the raw turns, with one recency anchor."""
     anchor = anchor_seq_of(store, session_id) if search_terms(signals) else None
+    shown = shown or Shown()
     ranking = rank_items(
-        store, session_id, signals, config, anchor_seq=anchor, visible_ids=visible_ids
+        store,
+        session_id,
+        signals,
+        config,
+        anchor_seq=anchor,
+        visible_ids=visible_ids,
+        shown_ids=shown.items,
     )
+    if shown.seqs:
+        is_visible = _or_quoted_before(is_visible, shown.seqs)
+
     evidence = gather_evidence(
         store,
         session_id,

@@ -157,6 +157,10 @@ def anchor_seq_of(store: MemoryStore, session_id: str) -> int | None:
     return store.max_event_seq(session_id)
 
 
+# Why an item is left out when an earlier block that lists it is still in the context.
+ALREADY_SHOWN = "already listed by an earlier memory block still in context"
+
+
 def rank_items(
     store: MemoryStore,
     session_id: str,
@@ -165,13 +169,15 @@ def rank_items(
     *,
     anchor_seq: int | None = None,
     visible_ids: Callable[[Sequence[MemoryItem]], frozenset[str]] | None = None,
+    shown_ids: frozenset[str] = frozenset(),
 ) -> Ranking:
     """Rank the session's active items for the query; the rest come back as omissions.
 
     `visible_ids` lets assembly drop items the model can already read in this step; it
     gets candidates a chunk of `limit` at a time (so their sources are read in one
     query, and only as far down the list as the selection needs) and returns the ids on
-    screen. Those do not take a place under `retrieval.limit`.
+    screen. Those do not take a place under `retrieval.limit`, and neither do
+    `shown_ids`, items an earlier memory block still in context already lists.
     """
     terms = search_terms(signals)
     if not terms:
@@ -200,6 +206,8 @@ def rank_items(
         elif ref in on_screen:
             reason = "all source events are still visible in this step"
             omitted.append(Omission("memory", ref, reason))
+        elif ref in shown_ids:
+            omitted.append(Omission("memory", ref, ALREADY_SHOWN))
         elif len(selected) >= limit:
             omitted.append(Omission("memory", ref, f"beyond retrieval.limit {limit}"))
         else:

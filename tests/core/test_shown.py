@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from lcm_core.models import Event
-from lcm_core.shown import ShownItems, listed_items
+from lcm_core.shown import ShownItems, listed_items, quoted_seqs
 from lcm_store_sqlite import SQLiteMemoryStore
 
 A = "mem_0123abcd_0123456789abcdef"
@@ -16,6 +16,7 @@ OLD = "mem_0123abcd_1111111111111111"
 BLOCK = (
     "[长对话记忆 · long-conversation-memory]\n## 记忆: 相关条目\n"
     f"- [mem {A}] 约束·用户明确: “预算不超过3000元（含税）”\n  来源: seq:1\n"
+    "## 证据: 原文摘录\n- [ev seq:1] 用户消息 · 第 1 轮\n  > 预算不超过3000元（含税）\n"
     f"## 提示: 历史值与争议\n- 旧值，已被 [mem {B}] 取代，请勿使用 [mem {OLD}]: “2000元”\n"
 )
 
@@ -36,6 +37,8 @@ def test_only_item_lines_of_our_own_blocks_count() -> None:
     assert listed_items(block_event(3)) == {A}
     assert listed_items(block_event(3, kind="user")) == frozenset()
     assert listed_items(Event("s", 3, "assistant/message", BLOCK)) == frozenset()
+    assert quoted_seqs(block_event(3)) == {1}
+    assert quoted_seqs(block_event(3, kind="tool")) == frozenset()
 
 
 def test_items_stay_shown_until_a_compaction(store: SQLiteMemoryStore) -> None:
