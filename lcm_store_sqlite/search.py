@@ -34,3 +34,16 @@ def like_pattern(term: str) -> str:
     """A LIKE pattern matching `term` literally anywhere (escape character `\\`)."""
     escaped = term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return f"%{escaped}%"
+
+
+# SQLite refuses LIKE patterns over 50 000 bytes; longer terms are matched with instr().
+LIKE_MAX_CHARS = 10_000
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def contains_clause(column: str, term: str) -> tuple[str, str]:
+    """A SQL test that `column` contains `term` literally, ASCII case-insensitive, and its parameter."""
+    if len(term) <= LIKE_MAX_CHARS:
+        return f"{column} LIKE ? ESCAPE '\\'", like_pattern(term)
+    # lower() folds ASCII only, as LIKE does, so the two paths agree.
+    return f"instr(lower({column}), ?) > 0", term.translate(_ASCII_LOWER)

@@ -25,7 +25,7 @@ from lcm_core.text import clamp_text, score_matches, scrub_surrogates, sha256_he
 from lcm_store_sqlite import rows
 from lcm_store_sqlite.connection import Connection
 from lcm_store_sqlite.records import RecordsMixin
-from lcm_store_sqlite.search import SplitTerms, fts_phrase, like_pattern, split_terms
+from lcm_store_sqlite.search import SplitTerms, contains_clause, fts_phrase, split_terms
 
 # Sessions up to this many rows are searched by scanning them (see `_search`).
 SCAN_ROWS_MAX = 20_000
@@ -420,8 +420,10 @@ class SQLiteMemoryStore(RecordsMixin):
         params: list[Any],
         limit: int | None,
     ) -> dict[int, sqlite3.Row]:
-        patterns = [like_pattern(term) for term in terms]
-        any_like = " OR ".join(f"t.{column} LIKE ? ESCAPE '\\'" for _ in patterns)
+        clauses, patterns = zip(
+            *(contains_clause(f"t.{column}", term) for term in terms), strict=True
+        )
+        any_like = " OR ".join(clauses)
         sql = f"SELECT t.rowid AS _rowid, t.* FROM {table} AS t WHERE ({any_like}){where} ORDER BY t.rowid"
         args: list[Any] = [*patterns, *params]
         if limit is not None:

@@ -111,6 +111,16 @@ class SearchSyntaxContract(StoreContractBase):
         assert isinstance(store.search_items(None, [term, "odd"]), list)
         assert isinstance(store.search_events(None, ["odd", term]), list)
 
+    def test_very_long_terms_match_literally(self, store: MemoryStore) -> None:
+        """a 15 000-character term (a pasted log, say) is found where it occurs, and only there."""
+        long_text = "".join(f"line {i}: 预算 ok; " for i in range(1200))[:19_000]
+        store.insert_events([make_event("s1", 0, long_text), make_event("s1", 1, "short")])
+        store.insert_item(make_item("s1", long_text, item_id="mem_long"))
+        term = long_text[2000:17_000]
+        assert event_seqs(store.search_events("s1", [term])) == [("s1", 0)]
+        assert item_ids(store.search_items("s1", [term])) == ["mem_long"]
+        assert store.search_events("s1", [term + "not there"]) == []
+
     def test_awkward_terms_do_not_hide_good_ones(self, store: MemoryStore) -> None:
         """a query mixing malformed terms with a good one still finds the good one."""
         store.insert_item(make_item("s1", "the invoice total", item_id="mem_inv"))
