@@ -29,6 +29,8 @@ from lcm_store_sqlite.search import SplitTerms, contains_clause, fts_phrase, spl
 
 # Sessions up to this many rows are searched by scanning them (see `_search`).
 SCAN_ROWS_MAX = 20_000
+# Terms combined in one statement; more are searched in further statements.
+TERMS_PER_QUERY = 200
 
 _INSERT_EVENT = (
     f"INSERT OR IGNORE INTO events ({rows.EVENT_COLUMNS}) "
@@ -420,16 +422,24 @@ class SQLiteMemoryStore(RecordsMixin):
         params: list[Any],
         limit: int | None,
     ) -> dict[int, sqlite3.Row]:
-        clauses, patterns = zip(
-            *(contains_clause(f"t.{column}", term) for term in terms), strict=True
-        )
-        any_like = " OR ".join(clauses)
-        sql = f"SELECT t.rowid AS _rowid, t.* FROM {table} AS t WHERE ({any_like}){where} ORDER BY t.rowid"
-        args: list[Any] = [*patterns, *params]
-        if limit is not None:
-            sql += " LIMIT ?"
-            args.append(limit)
-        return {row["_rowid"]: row for row in raw.execute(sql, args)}
+        found: dict[int, sqlite3.Row] = {}
+        # SQLite caps an expression's depth at 1000: OR at most TERMS_PER_QUERY at a time.
+        for start in range(0, len(terms), TERMS_PER_QUERY):
+            chunk = terms[start : start + TERMS_PER_QUERY]
+            clauses, patterns = zip(
+                *(contains_clause(f"t.{column}", term) for term in chunk), strict=True
+            )
+            sql = (
+                f"SELECT t.rowid AS _rowid, t.* FROM {table} AS t "
+                f"WHERE ({' OR '.join(clauses)}){where} ORDER BY t.rowid"
+            )
+            args: list[Any] = [*patterns, *params]
+            if limit is not None:
+                sql += " LIMIT ?"
+                args.append(limit)
+            for row in raw.execute(sql, args):
+                found.setdefault(row["_rowid"], row)
+        return found
 
     def _indexed_rows(
         self,
@@ -445,15 +455,16 @@ class SQLiteMemoryStore(RecordsMixin):
         # A generous candidate list: rows are ranked again once every term is counted.
         inner_limit = max(limit * 4, 50)
         found: dict[int, sqlite3.Row] = {}
-        if split.fts:
-            match = " OR ".join(self._fts_phrase(term) for term in split.fts)
+        for start in range(0, len(split.fts), TERMS_PER_QUERY):
+            chunk = split.fts[start : start + TERMS_PER_QUERY]
+            match = " OR ".join(self._fts_phrase(term) for term in chunk)
             sql = (
                 f"SELECT t.rowid AS _rowid, t.* FROM {fts_table} "
                 f"JOIN {table} AS t ON t.rowid = {fts_table}.rowid "
                 f"WHERE {fts_table} MATCH ?{where} ORDER BY rank LIMIT ?"
             )
             for row in raw.execute(sql, (match, *params, inner_limit)):
-                found[row["_rowid"]] = row
+                found.setdefault(row["_rowid"], row)
         if split.like:
             more = self._like_rows(raw, table, column, split.like, where, params, inner_limit)
             for rowid, row in more.items():

@@ -196,27 +196,6 @@ def _megabyte_strings() -> dict[str, str]:
     }
 
 
-# Known bugs in the SQLite store, kept failing on purpose until fixed (see the report).
-LIKE_TOO_LONG = (
-    "bug: lcm_store_sqlite search_events/search_items raise StoreError 'LIKE or GLOB pattern "
-    "too complex' for a term longer than SQLite's LIKE pattern limit (50 000 bytes)"
-)
-TOO_MANY_TERMS = (
-    "bug: lcm_store_sqlite search_events/search_items raise StoreError 'Expression tree is "
-    "too large (maximum depth 1000)' for 1 000 or more terms (and lcm_core/evidence.py "
-    "passes the task text's numbers/paths/phrases uncapped)"
-)
-ASSEMBLY_BUGS = {"ascii": LIKE_TOO_LONG, "random": TOO_MANY_TERMS}
-
-
-def known_bug(request: pytest.FixtureRequest, backend: Backend, reason: str | None) -> None:
-    """Mark this test a strict xfail on SQLite when a reported bug explains its failure."""
-    if reason is not None and backend.name == "sqlite":
-        request.node.add_marker(
-            pytest.mark.xfail(strict=True, raises=AssertionError, reason=reason)
-        )
-
-
 def never_raises(call: Callable[[], Any]) -> None:
     """Run a search; a StoreError fails the test as an assertion (so xfail can name it)."""
     try:
@@ -227,11 +206,8 @@ def never_raises(call: Callable[[], Any]) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(_megabyte_strings()))
-def test_one_megabyte_search_terms_never_raise(
-    request: pytest.FixtureRequest, backend: Backend, name: str
-) -> None:
+def test_one_megabyte_search_terms_never_raise(backend: Backend, name: str) -> None:
     """A 1 MB raw term searches without raising."""
-    known_bug(request, backend, LIKE_TOO_LONG)
     rs.bump(f"search_1mb_cases[{backend.name}]")
     term = _megabyte_strings()[name]
     never_raises(lambda: backend.store.search_events(SESSION, [term]))
@@ -240,11 +216,8 @@ def test_one_megabyte_search_terms_never_raise(
 
 
 @pytest.mark.parametrize("count", [1_000, 5_000])
-def test_thousands_of_terms_never_raise(
-    request: pytest.FixtureRequest, backend: Backend, count: int
-) -> None:
+def test_thousands_of_terms_never_raise(backend: Backend, count: int) -> None:
     """A search with thousands of distinct terms returns hits instead of raising."""
-    known_bug(request, backend, TOO_MANY_TERMS)
     terms = [f"term{index}" for index in range(count)] + ["预算"]
     rs.bump(f"search_many_terms_cases[{backend.name}]")
     never_raises(lambda: backend.store.search_events(SESSION, terms))
@@ -252,12 +225,9 @@ def test_thousands_of_terms_never_raise(
 
 
 @pytest.mark.parametrize("name", sorted(_megabyte_strings()))
-def test_huge_task_texts_assemble_without_errors(
-    request: pytest.FixtureRequest, backend: Backend, name: str
-) -> None:
+def test_huge_task_texts_assemble_without_errors(backend: Backend, name: str) -> None:
     """A huge task text (100 kB by default, 1 MB in full mode) assembles without errors."""
     assembly = pytest.importorskip("lcm_core.assembly")
-    known_bug(request, backend, ASSEMBLY_BUGS.get(name))
     text = _megabyte_strings()[name][:ASSEMBLY_CHARS]
     rs.bump(f"assembly_huge_query_cases[{backend.name}]")
     rs.record("assembly_huge_query_chars", ASSEMBLY_CHARS)
