@@ -29,6 +29,8 @@ from lcm_store_sqlite.search import SplitTerms, contains_clause, fts_phrase, spl
 
 # Sessions up to this many rows are searched by scanning them (see `_search`).
 SCAN_ROWS_MAX = 20_000
+# How far the scope count (the N of BM25) counts a big session.
+SCOPE_COUNT_MAX = 1_000_000
 # Terms combined in one statement; more are searched in further statements.
 TERMS_PER_QUERY = 200
 
@@ -390,7 +392,7 @@ class SQLiteMemoryStore(RecordsMixin):
         where = "".join(f" AND {clause}" for clause in filters)
         with self._db.guarded(f"search {table}") as raw:
             scope = self._scope_rows(raw, table, filters, params)
-            if filters and filters[0] == "t.session_id = ?" and scope <= SCAN_ROWS_MAX:
+            if self._scannable(raw, table, filters, params, scope):
                 found = self._like_rows(raw, table, column, all_terms, where, params, None)
             else:
                 found = self._indexed_rows(
@@ -409,8 +411,27 @@ class SQLiteMemoryStore(RecordsMixin):
             sql = (
                 f"SELECT COUNT(*) FROM (SELECT 1 FROM {table} AS t WHERE t.session_id = ? LIMIT ?)"
             )
-            return int(raw.execute(sql, (params[0], SCAN_ROWS_MAX + 1)).fetchone()[0])
+            return int(raw.execute(sql, (params[0], SCOPE_COUNT_MAX)).fetchone()[0])
         return int(raw.execute(f"SELECT MAX(rowid) FROM {table}").fetchone()[0] or 0)
+
+    @staticmethod
+    def _scannable(
+        raw: sqlite3.Connection, table: str, filters: list[str], params: list[Any], scope: int
+    ) -> bool:
+        """Whether the rows the filters leave in one session are few enough to scan."""
+        if not filters or filters[0] != "t.session_id = ?":
+            return False
+        if scope <= SCAN_ROWS_MAX:
+            return True
+        if len(filters) == 1:
+            return False
+        # A big session may still hold few rows of the kind asked for (its user messages,
+        # say): the (session, type) and (session, status) indexes count those cheaply.
+        sql = (
+            f"SELECT COUNT(*) FROM (SELECT 1 FROM {table} AS t "
+            f"WHERE {' AND '.join(filters)} LIMIT ?)"
+        )
+        return int(raw.execute(sql, (*params, SCAN_ROWS_MAX + 1)).fetchone()[0]) <= SCAN_ROWS_MAX
 
     @staticmethod
     def _like_rows(
