@@ -3,7 +3,8 @@
 A backend supplies `run(sql, params) -> rows` and the relation each table is read from
 (a table name, an attached file's table, or `read_parquet('...')`); `build_report` runs
 every query and turns the rows into one JSON-ready dict with a stable order. The queries
-use only what both engines share: GROUP BY, a recursive CTE, `json_each` and `->>`.
+use only what both engines share: GROUP BY, a recursive CTE, `json_each` and `->>`; two
+also have a DuckDB-only text that unnests JSON arrays faster (same rows, see `Query`).
 """
 
 from __future__ import annotations
@@ -62,10 +63,19 @@ _CHAIN_CTE: Final = f"""WITH RECURSIVE chain (head, session_id, id, depth) AS (
 
 @dataclass(frozen=True, slots=True)
 class Query:
-    """One named statement; `{table}` names a relation, `{scope}`-style names a filter."""
+    """One named statement; `{table}` names a relation, `{scope}`-style names a filter.
+
+    `duckdb` is an optional DuckDB-only text giving the same rows faster: its `json_each`
+    is a slow lateral join (110 ms over 10k logs), `unnest(from_json(...))` takes 22 ms.
+    """
 
     name: str
     sql: str
+    duckdb: str | None = None
+
+    def text(self, dialect: str) -> str:
+        """The statement for a dialect: "duckdb" takes the native variant when there is one."""
+        return self.duckdb if dialect == "duckdb" and self.duckdb else self.sql
 
 
 QUERIES: Final = (
@@ -107,6 +117,11 @@ QUERIES: Final = (
         "o.value ->> '$.reason' AS reason, count(*) AS n "
         "FROM {assembly_logs} AS a, json_each(a.omitted_json) AS o WHERE {scope_a} "
         "GROUP BY day, section, reason ORDER BY day, section, reason",
+        "SELECT day, o.section AS section, o.reason AS reason, count(*) AS n FROM ("
+        "SELECT substr(a.created_at, 1, 10) AS day, unnest(from_json(a.omitted_json, "
+        """'[{{"section": "VARCHAR", "reason": "VARCHAR"}}]')) AS o """
+        "FROM {assembly_logs} AS a WHERE {scope_a}) AS x "
+        "GROUP BY day, section, reason ORDER BY day, section, reason",
     ),
     Query(
         "validation_runs",
@@ -119,6 +134,11 @@ QUERIES: Final = (
         "SELECT v.value ->> '$.check' AS check_id, v.value ->> '$.type' AS check_type, "
         "count(*) AS n, count(DISTINCT l.id) AS runs FROM {validation_logs} AS l, "
         "json_each(l.violations_json) AS v WHERE {scope_l} "
+        "GROUP BY check_id, check_type ORDER BY check_id, check_type",
+        "SELECT v.check AS check_id, v.type AS check_type, count(*) AS n, "
+        "count(DISTINCT id) AS runs FROM (SELECT l.id AS id, unnest(from_json(l.violations_json, "
+        """'[{{"check": "VARCHAR", "type": "VARCHAR"}}]')) AS v """
+        "FROM {validation_logs} AS l WHERE {scope_l}) AS x "
         "GROUP BY check_id, check_type ORDER BY check_id, check_type",
     ),
 )
@@ -146,28 +166,31 @@ def chain_members_query(heads: int) -> Query:
 
 
 def render(
-    query: Query, relations: Mapping[str, str], session_id: str | None
+    query: Query, relations: Mapping[str, str], session_id: str | None, dialect: str = "sql"
 ) -> tuple[str, list[Any]]:
     """The statement for these relations, with its session filter and parameters."""
     scopes = {
         key: "1 = 1" if session_id is None else f"{alias}session_id = ?"
         for key, alias in (("scope", ""), ("scope_a", "a."), ("scope_l", "l."), ("scope_m", "m."))
     }
-    sql = query.sql.format(**relations, **scopes)
+    template = query.text(dialect)
+    sql = template.format(**relations, **scopes)
     if session_id is None:
         return sql, []
     # Counted in the template, not the result: a relation's file path may hold a "?".
-    return sql, [session_id] * sum(query.sql.count(f"{{{key}}}") for key in scopes)
+    return sql, [session_id] * sum(template.count(f"{{{key}}}") for key in scopes)
 
 
 Runner = Callable[[str, Sequence[Any]], Sequence[Sequence[Any]]]
 
 
-def run_all(run: Runner, relations: Mapping[str, str], session_id: str | None) -> dict[str, Any]:
+def run_all(
+    run: Runner, relations: Mapping[str, str], session_id: str | None, dialect: str = "sql"
+) -> dict[str, Any]:
     """Every query's rows by name (the chain members included)."""
     results: dict[str, Any] = {}
     for query in (totals_query(), *QUERIES):
-        sql, params = render(query, relations, session_id)
+        sql, params = render(query, relations, session_id, dialect)
         results[query.name] = [tuple(row) for row in run(sql, params)]
     heads = _longest(results["chains"])
     results["chain_members"] = []
@@ -179,10 +202,10 @@ def run_all(run: Runner, relations: Mapping[str, str], session_id: str | None) -
 
 
 def build_report(
-    run: Runner, relations: Mapping[str, str], session_id: str | None
+    run: Runner, relations: Mapping[str, str], session_id: str | None, dialect: str = "sql"
 ) -> dict[str, Any]:
-    """The whole stats report: run every query and shape the rows."""
-    return shape(run_all(run, relations, session_id), session_id)
+    """The whole stats report: run every query (in `dialect`) and shape the rows."""
+    return shape(run_all(run, relations, session_id, dialect), session_id)
 
 
 def _longest(chains: Sequence[Sequence[Any]]) -> list[tuple[str, str, int]]:

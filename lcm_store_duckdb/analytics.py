@@ -29,6 +29,12 @@ if TYPE_CHECKING:
 _ATTACHED: Final = "lcm_export"
 
 
+def _quiet(raw: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """Turn off DuckDB's own progress bar, which would print into lcm's output on long work."""
+    raw.execute("SET enable_progress_bar = false")
+    return raw
+
+
 def _literal(text: str) -> str:
     """A SQL string literal (file paths cannot be statement parameters)."""
     return "'" + text.replace("'", "''") + "'"
@@ -44,7 +50,7 @@ class AnalyticsMixin:
         if not bulk.known_table(table):
             raise StoreError(f"unknown table {table!r}; tables are: {', '.join(TABLES)}")
         with self._db.guarded(f"load {table}") as raw:
-            columns = bulk.table_columns(raw, table)
+            columns = bulk.table_columns(_quiet(raw), table)
         total = 0
         for chunk in bulk.chunks(rows):
             with self._db.transaction(), self._db.guarded(f"load {table}") as raw:
@@ -60,6 +66,7 @@ class AnalyticsMixin:
         """Write `<table>.parquet` (mode 0600) for every table, in export order."""
         counts: dict[str, int] = {}
         with self._db.guarded("write parquet") as raw:
+            _quiet(raw)
             for table in TABLES:
                 where, params = "", []
                 if session_id is not None and table in SESSION_TABLES:
@@ -80,7 +87,7 @@ class AnalyticsMixin:
             raise StoreError(f"unknown table {table!r}; tables are: {', '.join(TABLES)}")
         target = Path(path)
         with self._db.guarded(f"write {target.name}") as raw:
-            columns = bulk.table_columns(raw, table)
+            columns = bulk.table_columns(_quiet(raw), table)
             count = bulk.copy_rows_to_parquet(raw, table, columns, rows, _literal(str(target)))
         os.chmod(target, 0o600)
         return count
@@ -89,13 +96,13 @@ class AnalyticsMixin:
         self, session_id: str | None = None, *, export: Path | None = None
     ) -> dict[str, Any]:
         """The stats report over this store, or over the export at `export`."""
-        with self._db.guarded("stats") as raw, self._relations(raw, export) as relations:
+        with self._db.guarded("stats") as raw, self._relations(_quiet(raw), export) as relations:
 
             def run(sql: str, params: Any) -> list[tuple[Any, ...]]:
                 return raw.execute(sql, list(params)).fetchall()
 
             try:
-                return build_report(run, relations, session_id)
+                return build_report(run, relations, session_id, dialect="duckdb")
             except duckdb.Error as exc:
                 where = f"{export}" if export is not None else self._db.label
                 message = str(exc).splitlines()[0]
