@@ -226,33 +226,39 @@ def _int(value: Any) -> int:
     return 0 if value is None else int(value)
 
 
+def _sessions(results: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One row per session seen in any table, most recently updated first, then by id."""
+    found: dict[str, dict[str, Any]] = {}
+
+    def row(sid: Any) -> dict[str, Any]:
+        empty: dict[str, Any] = {"session": str(sid), "created_at": None, "updated_at": None}
+        empty.update(events=0, memory_items=0, assembly_logs=0, types={})
+        empty.update(first_seq=None, last_seq=None)
+        return found.setdefault(str(sid), empty)
+
+    for sid, created, updated in results["sessions"]:
+        row(sid).update(created_at=created, updated_at=updated)
+    for sid, etype, n, first, last in results["events_by_session_type"]:
+        entry = row(sid)
+        entry["types"][str(etype)] = int(n)
+        entry["events"] += int(n)
+        firsts = [int(first)] + ([entry["first_seq"]] if entry["first_seq"] is not None else [])
+        lasts = [int(last)] + ([entry["last_seq"]] if entry["last_seq"] is not None else [])
+        entry["first_seq"], entry["last_seq"] = min(firsts), max(lasts)
+    for sid, _kind, _status, _evidence, n in results["items"]:
+        row(sid)["memory_items"] += int(n)
+    for sid, n in results["assembly_by_session"]:
+        row(sid)["assembly_logs"] = int(n)
+    ordered = sorted(found.values(), key=lambda r: r["session"])
+    ordered.sort(key=lambda r: r["updated_at"] or "", reverse=True)
+    return ordered
+
+
 def shape(results: Mapping[str, Any], session_id: str | None) -> dict[str, Any]:
     """Turn the rows of `run_all` into the report dict (sorted, integers, no floats but means)."""
     events = results["events_by_session_type"]
     items = results["items"]
-    per_session: dict[str, dict[str, Any]] = {}
-    for sid, created, updated in results["sessions"]:
-        per_session[sid] = {"session": sid, "created_at": created, "updated_at": updated}
-    for sid, etype, n, first, last in events:
-        row = per_session.setdefault(sid, {"session": sid, "created_at": None, "updated_at": None})
-        row.setdefault("types", {})[etype] = int(n)
-        row["events"] = row.get("events", 0) + int(n)
-        row["first_seq"] = min(int(first), row.get("first_seq", int(first)))
-        row["last_seq"] = max(int(last), row.get("last_seq", int(last)))
-    for sid, _kind, _status, _evidence, n in items:
-        row = per_session.setdefault(sid, {"session": sid, "created_at": None, "updated_at": None})
-        row["memory_items"] = row.get("memory_items", 0) + int(n)
-    for sid, n in results["assembly_by_session"]:
-        row = per_session.setdefault(sid, {"session": sid, "created_at": None, "updated_at": None})
-        row["assembly_logs"] = int(n)
-    for row in per_session.values():
-        for key in ("events", "memory_items", "assembly_logs"):
-            row.setdefault(key, 0)
-        row.setdefault("types", {})
-        row.setdefault("first_seq", None)
-        row.setdefault("last_seq", None)
-    sessions = sorted(per_session.values(), key=lambda r: r["session"])
-    sessions.sort(key=lambda r: r["updated_at"] or "", reverse=True)
+    sessions = _sessions(results)
     return {
         "session": session_id,
         "totals": {str(name): int(n) for name, n in results["totals"]},
