@@ -129,7 +129,7 @@ BIG_EVERY: Final = 97  # every so often a tool result too long for the events ta
 
 def marker(session_hint: str, seq: int) -> str:
     """The text every stream event carries, unique per (stream, seq)."""
-    return f"<{session_hint}#{seq}>"
+    return f"({session_hint}#{seq})"
 
 
 def stream_event(seq: int, hint: str = "s") -> dict[str, Any]:

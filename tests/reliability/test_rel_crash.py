@@ -22,6 +22,7 @@ import rel_support as rs
 
 from lcm_core.capture import capture_batch
 from lcm_core.config import load_config
+from lcm_core.models import ITEM_STATUSES
 from lcm_store_sqlite import SQLiteMemoryStore
 
 SESSION = "crash-会话"
@@ -121,6 +122,22 @@ def replay(store: SQLiteMemoryStore, chunk: int = 500) -> tuple[int, int]:
     return inserted, errors
 
 
+def derived(store: SQLiteMemoryStore) -> tuple[tuple[list[Any], list[Any]], list[str]]:
+    """Finish extraction, then (items, lifecycle rows) without ids or times; and its errors."""
+    errors: list[str] = []
+    try:
+        from lcm_core.extraction import run_extraction
+    except ImportError:  # extraction not in this build: nothing derived to compare
+        return ([], []), errors
+    errors.extend(run_extraction(store, SESSION, load_config()).errors)
+    items = sorted(
+        (i.id, i.kind, i.content_hash, i.status, i.superseded_by, i.evidence_type, i.source_refs)
+        for i in store.list_items(SESSION, statuses=ITEM_STATUSES)
+    )
+    lifecycle = sorted((e.memory_id, e.event) for e in store.list_memory_events(session_id=SESSION))
+    return (items, lifecycle), errors
+
+
 def test_sigkill_at_random_moments_loses_no_acknowledged_event(tmp_path: Path) -> None:
     """Acknowledged events survive every kill, integrity holds, a replay restores exact counts."""
     path = tmp_path / "data" / "memory.sqlite"
@@ -159,14 +176,16 @@ def test_sigkill_at_random_moments_loses_no_acknowledged_event(tmp_path: Path) -
         again, again_errors = replay(store)
         counts = store.stats(SESSION)
         checkpoint = store.get_checkpoint(SESSION)
-        final_problems = store.integrity_check()
         rows = {table: stored_rows(store, table) for table in ("events", "archive")}
+        memory, extraction_left = derived(store)
+        final_problems = store.integrity_check()
     finally:
         store.close()
     clean = SQLiteMemoryStore(tmp_path / "clean.sqlite")
     try:
         replay(clean)
         clean_rows = {table: stored_rows(clean, table) for table in ("events", "archive")}
+        clean_memory, _ = derived(clean)
     finally:
         clean.close()
 
@@ -189,6 +208,8 @@ def test_sigkill_at_random_moments_loses_no_acknowledged_event(tmp_path: Path) -
             "archive_after_replay": counts["archive"],
             "expected_archive": rs.archived_in(0, STREAM),
             "tables_equal_clean_capture": rows == clean_rows,
+            "memory_equal_clean_extraction": memory == clean_memory,
+            "memory_items": len(memory[0]),
         },
     )
     assert not child_failures, child_failures[:2]
@@ -203,3 +224,5 @@ def test_sigkill_at_random_moments_loses_no_acknowledged_event(tmp_path: Path) -
     assert counts["archive"] == rs.archived_in(0, STREAM)
     assert checkpoint.last_event_seq == STREAM - 1
     assert rows == clean_rows
+    assert extraction_errors == [] and extraction_left == [], (extraction_errors, extraction_left)
+    assert memory == clean_memory, "memory derived after the kills differs from a clean run"
