@@ -1,11 +1,13 @@
 """Rows into DuckDB fast: chunks of dicts become Arrow record batches that DuckDB scans.
 
-Measured (benchmarks/analytics_bench.py --load-options, 200k events): per-row
-`executemany` ~460 rows/s; `INSERT ... SELECT unnest($1::T[]), ...` over column lists
-~40k rows/s (DuckDB converts Python lists value by value); a NumPy object-array frame
-~100k; Arrow batches ~125k into the keyed events table and ~400k into an unkeyed one.
-Arrow also streams: a `RecordBatchReader` over a generator feeds one `COPY ... TO`, so a
-Parquet file of any size is written with one chunk in memory.
+Measured (benchmarks/analytics_bench.py --load-options: 200k exported events into the
+keyed events table, a loaded 2-core machine): `executemany` ~500 rows/s; `INSERT ...
+SELECT unnest($1::T[]), ...` over column lists ~64k (DuckDB converts Python lists value
+by value); Arrow batches ~130k; a NumPy object-array frame ~165k. NumPy loads a little
+faster, but only Arrow streams: a `RecordBatchReader` over a generator feeds one
+`COPY ... TO`, so a Parquet file of any size is written with one chunk in memory. One
+conversion serves both paths, and the load is not the bottleneck of an export (reading
+the source's rows is).
 """
 
 from __future__ import annotations
