@@ -16,6 +16,7 @@ from lcm_core.config import Config, load_config
 from lcm_core.ports import MemoryStore
 from lcm_core.query import query_signals, search_terms
 from lcm_core.retrieval import rank_items
+from lcm_core.shown import ShownItems
 from lcm_core.skills import rule_provider
 
 DRY_RUN_TRIGGER: Final = "dry-run"
@@ -141,7 +142,14 @@ def assemble_dry_run(
     """The block a pre-step would inject now, and its explanation; nothing is written."""
     checked = with_budget(config, budget)
     result = assemble(
-        store, session_id, (), checked, query=query, rules=rule_provider, trigger=DRY_RUN_TRIGGER
+        store,
+        session_id,
+        (),
+        checked,
+        query=query,
+        rules=rule_provider,
+        trigger=DRY_RUN_TRIGGER,
+        shown=ShownItems().read(store, session_id),
     )
     explained = dataclasses.asdict(to_log(result))
     refs = [str(o.get("ref", "")) for o in explained["omitted"]]

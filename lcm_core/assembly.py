@@ -39,7 +39,7 @@ from lcm_core.retrieval import (
     insufficient_statement,
     source_seqs,
 )
-from lcm_core.shown import Shown, ShownItems, entry_key
+from lcm_core.shown import Shown, entry_key
 from lcm_core.skills import rule_provider
 from lcm_core.step import StepMessage, VisibleText, task_text
 from lcm_core.text import sha256_hex
@@ -272,8 +272,9 @@ def assemble(
     """Assemble the step's memory block; never raises (errors come back in the result).
 
     `rules` defaults to the skills provider (resident core plus task-relevant rules).
-    `shown` is what earlier memory blocks still in context list (a host runtime keeps
-    it incrementally with `ShownItems`); by default it is read from the event log.
+    `shown` is what earlier memory blocks still in context list: a host runtime keeps
+    it incrementally with `ShownItems`, a one-off caller reads it with
+    `ShownItems().read(store, session_id)`; by default nothing counts as shown.
     """
     config = config if config is not None else load_config()
     budget = budget_tokens(config)
@@ -307,7 +308,7 @@ def _assemble(
 ) -> AssemblyResult:
     cost, token_source, errors = choose_meter(token_meter)
     if shown is None:
-        shown = ShownItems().read(store, session_id)
+        shown = Shown()
     newest = store.max_event_seq(session_id)
     checkpoint = store.get_checkpoint(session_id)
     status = compaction_status(store, session_id, checkpoint.last_assembly_seq, config)

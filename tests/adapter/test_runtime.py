@@ -244,3 +244,22 @@ def test_the_same_block_is_not_repeated_within_a_turn(rt: MemoryRuntime) -> None
         "kind": "skipped",
         "why": "the same block is already on screen (turn 5, step 1)",
     } in log.reasons
+
+
+def test_memory_is_not_repeated_while_an_earlier_block_is_in_the_history(
+    rt: MemoryRuntime,
+) -> None:
+    """DSH keeps injected blocks: once committed, the next turn does not restate them."""
+    budget = "预算不超过3000元（含税），服务器只能部署在上海区域"
+    for event in conversation([(budget, "好的，记住了。")]):
+        rt.on_event(SID, event)
+    question = "what is the server budget? 预算是多少"
+    first = rt.pre_step(SID, ask(question), 2, 1)
+    assert first is not None and "3000元" in first["content"][0]["text"]
+    # The host commits our message into its log, as DSH does, and the turn goes on.
+    committed = user(10, first["content"][0]["text"], kind=SOURCE_KIND)
+    rt.on_event(SID, committed)
+    for event in conversation([("and the deadline?", "Friday.")], start_seq=11):
+        rt.on_event(SID, event)
+    second = rt.pre_step(SID, ask(question), 3, 1)
+    assert second is None or "3000元" not in second["content"][0]["text"]
