@@ -393,14 +393,34 @@ class SQLiteMemoryStore(RecordsMixin):
         with self._db.guarded(f"search {table}") as raw:
             scope = self._scope_rows(raw, table, filters, params)
             if self._scannable(raw, table, filters, params, scope):
-                found = self._like_rows(raw, table, column, all_terms, where, params, None)
-            else:
-                found = self._indexed_rows(
-                    raw, table, fts_table, column, split, where, params, limit
+                # Score every match from its text alone, then read whole rows only for
+                # the best `limit` (and any tied with the last): common terms can match
+                # hundreds of rows, and building each one is the slow part.
+                texts = self._like_rows(
+                    raw, table, column, all_terms, where, params, None, f"t.{column}"
                 )
-        rows = list(found.values())
-        scores = score_matches([row[column] for row in rows], all_terms, scope)
-        return list(zip(rows, scores, strict=True))
+                scored = dict(
+                    zip(texts, score_matches(list(texts.values()), all_terms, scope), strict=True)
+                )
+                best = _best_keys(scored, limit)
+                rows = self._rows_by_id(raw, table, best)
+                return [(rows[rowid], scored[rowid]) for rowid in best]
+            found = self._indexed_rows(raw, table, fts_table, column, split, where, params, limit)
+        rows_found = list(found.values())
+        scores = score_matches([row[column] for row in rows_found], all_terms, scope)
+        return list(zip(rows_found, scores, strict=True))
+
+    @staticmethod
+    def _rows_by_id(raw: sqlite3.Connection, table: str, rowids: Sequence[int]) -> dict[int, Any]:
+        found: dict[int, Any] = {}
+        for start in range(0, len(rowids), 500):
+            chunk = rowids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for row in raw.execute(
+                f"SELECT t.rowid AS _rowid, t.* FROM {table} AS t WHERE t.rowid IN ({marks})", chunk
+            ):
+                found[row["_rowid"]] = row
+        return found
 
     @staticmethod
     def _scope_rows(
@@ -442,8 +462,10 @@ class SQLiteMemoryStore(RecordsMixin):
         where: str,
         params: list[Any],
         limit: int | None,
-    ) -> dict[int, sqlite3.Row]:
-        found: dict[int, sqlite3.Row] = {}
+        select: str = "t.*",
+    ) -> dict[int, Any]:
+        """Rows (or one `select`ed value per row) that contain any term, by rowid."""
+        found: dict[int, Any] = {}
         # SQLite caps an expression's depth at 1000: OR at most TERMS_PER_QUERY at a time.
         for start in range(0, len(terms), TERMS_PER_QUERY):
             chunk = terms[start : start + TERMS_PER_QUERY]
@@ -451,7 +473,7 @@ class SQLiteMemoryStore(RecordsMixin):
                 *(contains_clause(f"t.{column}", term) for term in chunk), strict=True
             )
             sql = (
-                f"SELECT t.rowid AS _rowid, t.* FROM {table} AS t "
+                f"SELECT t.rowid AS _rowid, {select} FROM {table} AS t "
                 f"WHERE ({' OR '.join(clauses)}){where} ORDER BY t.rowid"
             )
             args: list[Any] = [*patterns, *params]
@@ -459,7 +481,7 @@ class SQLiteMemoryStore(RecordsMixin):
                 sql += " LIMIT ?"
                 args.append(limit)
             for row in raw.execute(sql, args):
-                found.setdefault(row["_rowid"], row)
+                found.setdefault(row[0], row if select == "t.*" else row[1])
         return found
 
     def _indexed_rows(
@@ -511,3 +533,12 @@ class SQLiteMemoryStore(RecordsMixin):
 
     def shares_file(self) -> bool:
         return not self._db.in_memory
+
+
+def _best_keys(scores: dict[int, float], limit: int) -> list[int]:
+    """The `limit` best-scored keys plus any tied with the last one, best first."""
+    ordered = sorted(scores, key=lambda key: (-scores[key], key))
+    if len(ordered) <= limit:
+        return ordered
+    cutoff = scores[ordered[limit - 1]]
+    return [key for key in ordered if scores[key] >= cutoff]
