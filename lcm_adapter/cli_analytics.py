@@ -179,7 +179,7 @@ def _report(
     except StoreUnavailableError as exc:
         if store is None:
             fail(str(exc))
-        report, how = _counts_only(store, session), f"row counts only ({exc})"
+        report, how = _counts_only(store, session), f"row counts only; {exc}"
     except StoreError as exc:
         fail(str(exc))
     return {"database": database, "answered_by": how, **report}
