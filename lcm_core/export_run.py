@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lcm_core.analytics_ports import SupportsAnalytics, SupportsBulkLoad, SupportsParquet
 from lcm_core.export_files import (
     FORMATS,
     ExportError,
@@ -28,7 +27,7 @@ from lcm_core.export_files import (
 )
 from lcm_core.export_jsonl import write_jsonl
 from lcm_core.models import TABLES
-from lcm_core.ports import MemoryStore
+from lcm_core.ports import MemoryStore, SupportsAnalytics, SupportsBulkLoad, SupportsParquet
 from lcm_core.registry import open_store
 
 # Told (table, rows just written) as an export goes along.
