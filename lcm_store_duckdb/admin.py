@@ -10,8 +10,8 @@ import duckdb
 
 from lcm_core.errors import StoreError
 from lcm_core.models import SCHEMA_VERSION, TABLES
-from lcm_store_duckdb import rows
 from lcm_store_duckdb.connection import translate
+from lcm_store_duckdb.fetch import fetch_dict, fetch_dicts
 from lcm_store_duckdb.schema import ORDER_BY, SEARCH_TABLES, SESSION_TABLES
 
 if TYPE_CHECKING:
@@ -32,11 +32,11 @@ class AdminMixin:
 
     def _one(self, where: str, sql: str, *params: Any) -> dict[str, Any] | None:
         with self._db.guarded(where) as raw:
-            return rows.fetch_dict(raw.execute(sql, params))
+            return fetch_dict(raw.execute(sql, params))
 
     def _all(self, where: str, sql: str, *params: Any) -> list[dict[str, Any]]:
         with self._db.guarded(where) as raw:
-            return rows.fetch_dicts(raw.execute(sql, params))
+            return fetch_dicts(raw.execute(sql, params))
 
     # --- meta --------------------------------------------------------------------
     def get_meta(self, key: str) -> str | None:

@@ -6,10 +6,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
+from lcm_core import rows
 from lcm_core.clock import utc_now_iso
 from lcm_core.models import MAX_EVENT_TEXT, ArchiveEntry, Event, EventHit
 from lcm_core.text import clamp_text, scrub_surrogates, sha256_hex
-from lcm_store_duckdb import rows
+from lcm_store_duckdb.fetch import fetch_dict, fetch_dicts
 from lcm_store_duckdb.search import fold, run_search, trigram_count
 
 if TYPE_CHECKING:
@@ -88,7 +89,7 @@ class EventsMixin:
 
     def get_event(self, session_id: str, seq: int) -> Event | None:
         with self._db.guarded("get event") as raw:
-            row = rows.fetch_dict(
+            row = fetch_dict(
                 raw.execute(
                     "SELECT * FROM events WHERE session_id = ? AND seq = ?", (session_id, seq)
                 )
@@ -100,7 +101,7 @@ class EventsMixin:
         if not wanted:
             return []
         with self._db.guarded("get events") as raw:
-            found = rows.fetch_dicts(
+            found = fetch_dicts(
                 raw.execute(
                     "SELECT * FROM events WHERE session_id = ? AND list_contains(?, seq) "
                     "ORDER BY seq",
@@ -136,7 +137,7 @@ class EventsMixin:
             sql += " LIMIT ?"
             params.append(max(0, int(limit)))
         with self._db.guarded("list events") as raw:
-            return [rows.event_from_row(row) for row in rows.fetch_dicts(raw.execute(sql, params))]
+            return [rows.event_from_row(row) for row in fetch_dicts(raw.execute(sql, params))]
 
     def max_event_seq(self, session_id: str) -> int | None:
         with self._db.guarded("max event seq") as raw:
@@ -188,7 +189,7 @@ class EventsMixin:
 
     def get_archive(self, session_id: str, ref: str) -> ArchiveEntry | None:
         with self._db.guarded("get archive") as raw:
-            row = rows.fetch_dict(
+            row = fetch_dict(
                 raw.execute(
                     "SELECT * FROM archive WHERE session_id = ? AND ref = ?", (session_id, ref)
                 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from lcm_core import rows
 from lcm_core.clock import utc_now_iso
 from lcm_core.models import (
     AssemblyLog,
@@ -18,8 +19,8 @@ from lcm_core.models import (
     TaskState,
     ValidationLog,
 )
-from lcm_store_duckdb import rows
 from lcm_store_duckdb.admin import AdminMixin
+from lcm_store_duckdb.fetch import fetch_dict
 
 if TYPE_CHECKING:
     import duckdb
@@ -127,7 +128,7 @@ class RecordsMixin(AdminMixin):
     # --- skills and rules ----------------------------------------------------------
     def add_skill_version(self, version: SkillVersion) -> SkillVersion:
         with self._db.transaction(), self._db.guarded("add skill version") as raw:
-            row = rows.fetch_dict(
+            row = fetch_dict(
                 raw.execute(
                     "SELECT * FROM skill_versions WHERE name = ? AND content_hash = ?",
                     (version.name, version.content_hash),
@@ -352,7 +353,7 @@ class RecordsMixin(AdminMixin):
                 "updated_at = excluded.updated_at",
                 (session_id, seq, error, now),
             )
-            row = rows.fetch_dict(
+            row = fetch_dict(
                 raw.execute(
                     "SELECT * FROM pending_extraction WHERE session_id = ? AND seq = ?", key
                 )

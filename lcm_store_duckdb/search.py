@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from lcm_core.text import MIN_INDEXED_TERM_CHARS, relevance, search_terms
-from lcm_store_duckdb import rows
+from lcm_store_duckdb.fetch import fetch_dicts
 from lcm_store_duckdb.schema import SEARCH_TABLES
 
 if TYPE_CHECKING:
@@ -175,7 +175,7 @@ def _fetch_rows(
         cursor = raw.execute(
             f"SELECT * FROM {table} WHERE list_contains(?, id)", [[hit[0] for hit in found]]
         )
-        return {(row["id"],): row for row in rows.fetch_dicts(cursor)}
+        return {(row["id"],): row for row in fetch_dicts(cursor)}
     by_session: dict[Any, list[Any]] = {}
     for hit in found:
         by_session.setdefault(hit[0], []).append(hit[1])
@@ -185,7 +185,7 @@ def _fetch_rows(
             f"SELECT * FROM {table} WHERE session_id = ? AND list_contains(?, seq)",
             [session_id, seqs],
         )
-        whole.update({(row["session_id"], row["seq"]): row for row in rows.fetch_dicts(cursor)})
+        whole.update({(row["session_id"], row["seq"]): row for row in fetch_dicts(cursor)})
     return whole
 
 

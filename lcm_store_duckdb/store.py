@@ -10,6 +10,7 @@ from typing import Any
 
 import duckdb
 
+from lcm_core import rows
 from lcm_core.clock import utc_now_iso
 from lcm_core.errors import StoreConflictError, StoreNotFoundError
 from lcm_core.models import (
@@ -19,10 +20,10 @@ from lcm_core.models import (
     MemoryItem,
 )
 from lcm_core.text import scrub_surrogates
-from lcm_store_duckdb import rows
 from lcm_store_duckdb.analytics import AnalyticsMixin
 from lcm_store_duckdb.connection import Connection
 from lcm_store_duckdb.events import EventsMixin
+from lcm_store_duckdb.fetch import fetch_dict, fetch_dicts
 from lcm_store_duckdb.records import RecordsMixin
 from lcm_store_duckdb.search import fold, run_search, trigram_count
 
@@ -67,7 +68,7 @@ class DuckDBMemoryStore(EventsMixin, RecordsMixin, AnalyticsMixin):
         )
         with self._db.transaction(), self._db.guarded("insert item") as raw:
             # One read answers both questions: is there an active twin, is the id taken?
-            found = rows.fetch_dicts(
+            found = fetch_dicts(
                 raw.execute(
                     "SELECT * FROM memory_items WHERE id = ? OR (session_id = ? AND "
                     "content_hash = ? AND status = 'active') ORDER BY id",
@@ -101,9 +102,7 @@ class DuckDBMemoryStore(EventsMixin, RecordsMixin, AnalyticsMixin):
 
     def get_item(self, item_id: str) -> MemoryItem | None:
         with self._db.guarded("get item") as raw:
-            row = rows.fetch_dict(
-                raw.execute("SELECT * FROM memory_items WHERE id = ?", (item_id,))
-            )
+            row = fetch_dict(raw.execute("SELECT * FROM memory_items WHERE id = ?", (item_id,)))
         return rows.item_from_row(row) if row else None
 
     def list_items(
@@ -126,16 +125,14 @@ class DuckDBMemoryStore(EventsMixin, RecordsMixin, AnalyticsMixin):
                 params.append(list(values))
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         with self._db.guarded("list items") as raw:
-            found = rows.fetch_dicts(
+            found = fetch_dicts(
                 raw.execute(f"SELECT * FROM memory_items {where} ORDER BY created_at, id", params)
             )
         return [rows.item_from_row(row) for row in found]
 
     def update_item(self, item_id: str, change: ItemChange, event: MemoryEvent) -> MemoryItem:
         with self._db.transaction(), self._db.guarded("update item") as raw:
-            row = rows.fetch_dict(
-                raw.execute("SELECT * FROM memory_items WHERE id = ?", (item_id,))
-            )
+            row = fetch_dict(raw.execute("SELECT * FROM memory_items WHERE id = ?", (item_id,)))
             if row is None:
                 raise StoreNotFoundError(f"no memory item {item_id}")
             current = rows.item_from_row(row)
@@ -214,7 +211,7 @@ class DuckDBMemoryStore(EventsMixin, RecordsMixin, AnalyticsMixin):
             params.append(session_id)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         with self._db.guarded("list memory events") as raw:
-            found = rows.fetch_dicts(
+            found = fetch_dicts(
                 raw.execute(f"SELECT * FROM memory_events {where} ORDER BY id", params)
             )
         return [rows.memory_event_from_row(row) for row in found]

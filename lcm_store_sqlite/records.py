@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from lcm_core import rows
 from lcm_core.clock import utc_now_iso
 from lcm_core.errors import StoreError
 from lcm_core.models import (
@@ -22,7 +23,6 @@ from lcm_core.models import (
     TaskState,
     ValidationLog,
 )
-from lcm_store_sqlite import rows
 from lcm_store_sqlite.schema import ORDER_BY, SESSION_TABLES
 
 if TYPE_CHECKING:

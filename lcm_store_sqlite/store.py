@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from lcm_core import rows
 from lcm_core.clock import utc_now_iso
 from lcm_core.errors import StoreConflictError, StoreNotFoundError
 from lcm_core.models import (
@@ -22,7 +23,6 @@ from lcm_core.models import (
     MemoryItem,
 )
 from lcm_core.text import clamp_text, score_matches, scrub_surrogates, sha256_hex
-from lcm_store_sqlite import rows
 from lcm_store_sqlite.connection import Connection
 from lcm_store_sqlite.records import RecordsMixin
 from lcm_store_sqlite.search import SplitTerms, contains_clause, fts_phrase, split_terms

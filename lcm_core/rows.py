@@ -1,12 +1,13 @@
-"""Conversions between DuckDB rows (as column -> value mappings) and the core's dataclasses."""
+"""Conversions between stored rows (column -> value) and the core's dataclasses.
+
+Every backend keeps schema v2 column for column, so one set of conversions serves all:
+a backend hands over anything indexable by column name (a `sqlite3.Row`, a dict).
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from typing import Any
-
-import duckdb
+from typing import Any, Protocol
 
 from lcm_core.models import (
     AssemblyLog,
@@ -24,23 +25,11 @@ from lcm_core.models import (
     ValidationLog,
 )
 
-# A row as DuckDB returns it, keyed by column name. The mapping is the same as the
-# SQLite store's (both follow schema v2 column for column); see the report to the lead
-# about moving one shared copy into lcm_core.
-Row = Mapping[str, Any]
 
+class Row(Protocol):
+    """A stored row, read by column name."""
 
-def fetch_dicts(cursor: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    """All remaining rows of an executed statement as column -> value dicts."""
-    names = [str(d[0]) for d in cursor.description or ()]
-    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
-
-
-def fetch_dict(cursor: duckdb.DuckDBPyConnection) -> dict[str, Any] | None:
-    """The next row of an executed statement as a dict, or None."""
-    names = [str(d[0]) for d in cursor.description or ()]
-    row = cursor.fetchone()
-    return None if row is None else dict(zip(names, row, strict=True))
+    def __getitem__(self, key: str, /) -> Any: ...
 
 
 def dumps(value: Any) -> str:
