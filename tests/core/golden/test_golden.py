@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,15 +19,20 @@ import pytest
 from lcm_core.assembly import AssemblyResult, assemble
 from lcm_core.assembly_log import assemble_and_log
 from lcm_core.config import Config, load_config
-from lcm_core.models import Rule, TaskState
+from lcm_core.models import Rule, TaskState, ValidationLog
 from lcm_core.ports import MemoryStore
 from lcm_core.query import QuerySignals
+from lcm_core.skills import effective_rules, ingest_skills, set_rule_override
 from lcm_core.step import StepMessage
+from lcm_core.validation import pending_repair_reminder, run_validation
 
 HERE = Path(__file__).parent
+SKILL_FIXTURES = HERE.parent.parent / "fixtures" / "skills"
 UPDATE = os.environ.get("LCM_UPDATE_GOLDEN") == "1"
 
-Step = tuple[str, AssemblyResult]
+# A step is a title and its assembly, optionally with what the runtime adds beside the
+# block: the pending repair reminder (its own text block) and the validation log rows.
+Step = tuple[str, AssemblyResult] | tuple[str, AssemblyResult, "Beside"]
 Scenario = Callable[[Any], list[Step]]
 SCENARIOS: dict[str, Scenario] = {}
 
@@ -54,13 +60,39 @@ def record(result: AssemblyResult) -> list[str]:
     return lines
 
 
+@dataclass(frozen=True)
+class Beside:
+    """What a step shows next to the block: the repair reminder and the validation runs."""
+
+    reminder: str | None
+    validation: tuple[ValidationLog, ...] = ()
+
+
+def validation_lines(logs: tuple[ValidationLog, ...]) -> list[str]:
+    """One line per validation row, then one per violation and error under it."""
+    lines: list[str] = []
+    for log in logs:
+        state = "ok" if log.ok else "blocked" if log.blocked else "not blocked"
+        lines.append(f"{log.target}: {state} · checked {log.checked} · skipped {log.skipped}")
+        lines += [f"  violation {v['check']} ({v['type']}): {v['message']}" for v in log.violations]
+        lines += [f"  error: {error}" for error in log.errors]
+    return lines
+
+
 def render(steps: list[Step]) -> str:
     parts: list[str] = []
-    for title, result in steps:
+    for title, result, *rest in steps:
         parts.append(f"===== {title} =====")
         parts.append(result.text if result.text else "(nothing injected)")
+        beside = rest[0] if rest else None
+        if beside is not None:
+            parts.append("----- repair reminder (second text block) -----")
+            parts.append(beside.reminder or "(none pending)")
         parts.append("----- record -----")
         parts.extend(record(result))
+        if beside is not None and beside.validation:
+            parts.append("----- validation -----")
+            parts.extend(validation_lines(beside.validation))
     return "\n".join(parts) + "\n"
 
 
@@ -369,6 +401,111 @@ def chatty_chinese_in_passing(s: Any) -> list[Step]:
     s.user(4, "今天好累，明天再说吧", turn=3)
     question = "孩子们周末在西湖玩了什么？"
     return [("pre-step", assemble(s.store, s.session_id, [say(question)], turn=4))]
+
+
+@scenario
+def skills_resident_core(s: Any) -> list[Step]:
+    """Skills ingested from the fixture tree, a question about none of them: only the core.
+
+    The core holds each enabled skill's description and its workflow lines (English and
+    Chinese); no rule shares a term with the question, so there is no `rules` section.
+    """
+    config = load_config(
+        {"skills": {"include": ["git-workflow/SKILL.md", "release-notes-zh/SKILL.md"]}}
+    )
+    report = ingest_skills(s.store, config, SKILL_FIXTURES)
+    assert report.added == ["git-workflow", "release-notes-zh"] and not report.malformed
+    s.user(1, "We're adopting a rescue dog next week, a three year old beagle called Pip")
+    s.item("adopting a three year old beagle called Pip next week", [1])
+    question = "What should we buy before Pip the beagle arrives?"
+    result = assemble(s.store, s.session_id, [say(question)], config)
+    assert [sec["name"] for sec in result.sections][:2] == ["rules-core", "memory"]
+    return [("pre-step", result)]
+
+
+@scenario
+def skills_relevant_rules(s: Any) -> list[Step]:
+    """A mixed-language question picks the rules it is about, with source, scope and warning.
+
+    The `Bash` rule carries its tool scope, the "simply" rule its quote exemption, the
+    current SLA target its dynamic-state warning. After the percentage-rounding rule is
+    overridden inactive it is gone from the block.
+    """
+    config = load_config({"skills": {"include": ["data-report/SKILL.md"]}})
+    report = ingest_skills(s.store, config, SKILL_FIXTURES)
+    assert report.added == ["data-report"] and not report.malformed
+    s.user(1, "周报这周要加上 checkout 服务，老板说别写得太啰嗦")
+    s.item("this week's report adds the checkout service; keep it short", [1], kind="decision")
+    question = (
+        "帮我写这周的 SLA 周报：checkout 的 availability 和 p95 latency，round to one decimal，"
+        "explain it simply, and use the Bash tool to count the export rows"
+    )
+    before = assemble(s.store, s.session_id, [say(question)], config)
+    rounding = next(r for r in effective_rules(s.store) if r.text.startswith("Round percentages"))
+    assert rounding.id in before.text
+    # Through `set_rule_override`: it writes `put_rule_override` and bumps the skills
+    # revision; a bare `store.put_rule_override` is not seen by the cached rule set.
+    set_rule_override(s.store, rounding.id, active=False)
+    after = assemble(s.store, s.session_id, [say(question)], config)
+    assert rounding.id not in after.text
+    return [("pre-step", before), (f"after overriding {rounding.id} inactive", after)]
+
+
+@scenario
+def validation_repair_reminder(s: Any) -> list[Step]:
+    """A blocking forbidden-term check: a reminder after each violation, none once used up.
+
+    `maxRepairAttempts` is 2: the first two violating answers each leave a reminder for the
+    next pre-step (1/2, then 2/2); the third is logged without blocking and no reminder
+    follows. The term inside a quote is exempt by the check's scope.
+    """
+    config = load_config(
+        {
+            "validation": {
+                "checks": [
+                    {
+                        "id": "no-guarantees",
+                        "type": "forbidden_terms",
+                        "terms": ["guaranteed", "保证"],
+                        "scope": ["body", "path", "explanation"],
+                        "block": True,
+                    }
+                ],
+                "maxRepairAttempts": 2,
+            }
+        }
+    )
+    s.user(1, "Never promise the client guaranteed delivery dates, we can't control customs")
+    s.item(
+        "never promise the client guaranteed delivery dates",
+        [1],
+        kind="constraint",
+    )
+    question = "Draft the reply to the client about when the parts arrive"
+    s.user(2, question)
+    s.assistant(3, "The parts are guaranteed to arrive by Friday.")
+    first_logs = tuple(run_validation(s.store, s.session_id, config))
+    first = assemble(s.store, s.session_id, [say(question)], config)
+    first_reminder = pending_repair_reminder(s.store, s.session_id, config)
+
+    s.assistant(
+        5, 'We expect the parts by Friday; customs, not us, decides, so nothing is "guaranteed".'
+    )
+    s.assistant(6, "好的，我们保证周五前到货。")
+    second_logs = tuple(run_validation(s.store, s.session_id, config))
+    second = assemble(s.store, s.session_id, [say(question)], config)
+    second_reminder = pending_repair_reminder(s.store, s.session_id, config)
+
+    s.assistant(8, "Delivery by Friday is guaranteed.")
+    third_logs = tuple(run_validation(s.store, s.session_id, config))
+    third = assemble(s.store, s.session_id, [say(question)], config)
+    third_reminder = pending_repair_reminder(s.store, s.session_id, config)
+    assert first_reminder and second_reminder and third_reminder is None
+    return [
+        ("after the first violation", first, Beside(first_reminder, first_logs)),
+        ("after the second violation", second, Beside(second_reminder, second_logs)),
+        ("after the third violation: attempts used up", third, Beside(third_reminder, third_logs)),
+    ]
 
 
 # --- the test ------------------------------------------------------------------------------
