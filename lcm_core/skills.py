@@ -224,6 +224,13 @@ def _rule_terms(text: str) -> frozenset[str]:
     return frozenset(tokenize(text.casefold()))
 
 
+def _matched_terms(wanted: frozenset[str], words: frozenset[str]) -> frozenset[str]:
+    """Query terms found among a rule's words; a stemmed term ("percentag") matches as a prefix."""
+    exact = wanted & words
+    rest = [term for term in wanted - exact if term.isascii() and len(term) >= 4]
+    return exact | frozenset(t for t in rest if any(word.startswith(t) for word in words))
+
+
 def _term_weight(term: str) -> float:
     # A CJK bigram or a short word narrows less than a longer Latin word.
     if term.isascii():
@@ -255,7 +262,7 @@ def select_rules(
     for rule in effective_rules(store):
         if rule.id in core_ids:
             continue
-        hits = _rule_terms(rule.text) & words_wanted
+        hits = _matched_terms(words_wanted, _rule_terms(rule.text))
         globs = rule.scope.get("paths") or []
         if not hits and not phrases and not (paths and globs):
             continue  # the common case, kept cheap: most rules share nothing with the task

@@ -403,3 +403,13 @@ def test_cached_rules_follow_overrides_from_another_handle(tmp_path: Path) -> No
     finally:
         reader.close()
         writer.close()
+
+
+def test_plural_query_words_select_rules_written_with_the_singular() -> None:
+    """a query word arrives stemmed ("percentages" -> "percentag"); rules still match it."""
+    from lcm_core.query import query_signals, search_terms
+    from lcm_core.skills import _matched_terms, _rule_terms
+
+    terms = frozenset(search_terms(query_signals("what about percentages?")))
+    assert _matched_terms(terms, _rule_terms("Every percentage keeps one decimal place"))
+    assert not _matched_terms(terms, _rule_terms("Every ratio keeps one decimal place"))
