@@ -12,6 +12,7 @@ Each of those is skipped, with the reason, when the machine does not allow it.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
@@ -216,7 +217,27 @@ def as_nobody(argv: list[str]) -> list[str]:
     setpriv = shutil.which("setpriv")
     if os.geteuid() != 0 or setpriv is None:
         pytest.skip("needs root and setpriv to run a child as another user")
-    return [setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *argv]
+    prefix = [setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+    if not _nobody_can_import(tuple(prefix)):
+        pytest.skip(
+            "an unprivileged user cannot read this Python environment or checkout "
+            "(a private folder above it), so it cannot run lcm as another user here"
+        )
+    return [*prefix, *argv]
+
+
+@functools.cache
+def _nobody_can_import(prefix: tuple[str, ...]) -> bool:
+    """Whether the unprivileged user can import lcm and its dependencies at all."""
+    done = subprocess.run(
+        [*prefix, sys.executable, "-c", "import click, lcm_core.capture, lcm_adapter.cli"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=rs.child_env(),
+        cwd="/",
+    )
+    return done.returncode == 0
 
 
 def probe_argv(path: Path) -> list[str]:
