@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from lcm_adapter.memory_text import explain_text, inspect_text, search_text, status_text
+from lcm_core.export_files import open_private, private_folder
 from lcm_core.models import TABLES
 
 if TYPE_CHECKING:
@@ -125,10 +126,11 @@ def default_export_path(runtime: MemoryRuntime, session_id: str) -> Path:
 
 def export_session(runtime: MemoryRuntime, session_id: str, target: Path) -> dict[str, int]:
     """Write every row of the session as JSON lines `{"table", "row"}`; counts per table."""
-    target.parent.mkdir(parents=True, exist_ok=True)
+    private_folder(target.parent)
     counts: dict[str, int] = {}
     tmp = target.with_name(target.name + ".part")
-    with tmp.open("w", encoding="utf-8") as out:
+    tmp.unlink(missing_ok=True)  # a leftover of an interrupted export
+    with open_private(tmp) as out:
         for table in TABLES:
             if table == "meta":
                 continue

@@ -155,11 +155,19 @@ def _phrases(text: str) -> tuple[str, ...]:
     return _dedupe(phrase for _, phrase in found)
 
 
+# A task text longer than this (a pasted log, a whole file) is read at its start and
+# its end, where the instruction usually is; every signal is then bounded in cost.
+MAX_QUERY_CHARS: Final = 8_000
+
+
 def query_signals(text: str) -> QuerySignals:
     """Derive the query signals of a task text; any input is accepted."""
     normalized = normalize_text(text or "")
     if not normalized:
         return QuerySignals(text="")
+    if len(normalized) > MAX_QUERY_CHARS:
+        half = MAX_QUERY_CHARS // 2
+        normalized = normalized[:half] + "\n…\n" + normalized[-half:]
     exact = _dedupe(w for w in _WORD_RE.findall(normalized) if _is_exact_word(w))
     return QuerySignals(
         text=normalized,

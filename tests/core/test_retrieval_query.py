@@ -115,3 +115,13 @@ def test_plural_and_tense_forms_search_by_their_stem() -> None:
     assert stem("class") == "class" and stem("thing") == "thing" and stem("预算") == "预算"
     terms = search_terms(query_signals("How many guests did we invite?"))
     assert "guest" in terms and "guests" not in terms
+
+
+def test_a_huge_task_text_is_read_at_its_start_and_end() -> None:
+    """a pasted megabyte keeps the instruction at either end and bounded signals."""
+    from lcm_core.query import MAX_QUERY_CHARS, query_signals
+
+    text = "请检查预算 budget check " + "filler line 123\n" * 70_000 + " then deploy to staging"
+    signals = query_signals(text)
+    assert len(signals.text) <= MAX_QUERY_CHARS + 3
+    assert "预算" in signals.tokens and "staging" in signals.tokens

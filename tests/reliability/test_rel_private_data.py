@@ -237,12 +237,6 @@ def test_purge_all_with_yes_keeps_only_the_schema(three_sessions: Path) -> None:
 # --- exports -----------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="bug: lcm_adapter/commands.py export_session creates exports/<session>.jsonl "
-    "with the umask's mode (0644) in a folder made with mkdir's default (0755)",
-)
 def test_host_export_command_writes_a_private_file(three_sessions: Path) -> None:
     """`memory export` (the host command) writes 0600 in a 0700 folder, umask or not."""
     path = three_sessions
