@@ -29,8 +29,8 @@ from typing import Any
 from lcm_core.capture import capture_batch
 from lcm_core.config import Config, load_config
 from lcm_core.events_dsh import parse_envelope
+from lcm_core.rows import EVENT_COLUMNS, event_params
 from lcm_store_sqlite import SQLiteMemoryStore
-from lcm_store_sqlite.rows import EVENT_COLUMNS, event_params
 
 SESSION = "bench-session"
 TARGET_RATIO = 0.30
