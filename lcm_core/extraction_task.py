@@ -87,9 +87,13 @@ class TaskPatch:
         )
 
 
+# A label in front of a status line ("Progress: X is done") is not part of the value.
+_LABEL: Final = re.compile(r"^(?:progress|update|status|进展|进度|更新)\s*[:：]\s*", re.I)
+
+
 def task_patch(sentence: str) -> TaskPatch | None:
     """The task-state change a sentence states explicitly, or None."""
-    text = sentence.strip(_TRAIL)
+    text = _LABEL.sub("", sentence.strip(_TRAIL))
     if not _TRIGGER.search(text):
         return None
     for field, patterns in (

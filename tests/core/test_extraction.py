@@ -472,3 +472,13 @@ def test_a_bare_number_corrects_the_item_with_the_same_subject(store: SQLiteMemo
     run_extraction(store, SESSION, CONFIG)
     assert one(store, "port 3000").status == "superseded"
     assert one(store, "3000元").status == "active"
+
+
+def test_a_status_label_is_not_part_of_the_progress(store: SQLiteMemoryStore) -> None:
+    """`Progress: X and Y are done` records `X and Y` as done, without the label."""
+    say(store, ("user", "Progress: the extractor and the Parquet writer are done."))
+    say(store, ("user", "进展：数据导出已经完成了"))
+    run_extraction(store, SESSION, CONFIG)
+    state = store.get_task_state(SESSION)
+    assert state is not None
+    assert state.progress == ("the extractor and the Parquet writer", "数据导出")
