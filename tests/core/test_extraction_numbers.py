@@ -208,3 +208,13 @@ def test_output_is_stable() -> None:
     assert [tuple(d) for d in first] == [
         ("raw", "value", "unit", "comparator", "max", "conditions")
     ] * 2
+
+
+def test_function_words_do_not_leak_into_conditions_or_components() -> None:
+    """`per batch when the cache is warm`: two clean conditions and no `when cache` component."""
+    from lcm_core.extraction import extract_text
+
+    found = extract_text("Keep p95 export latency under 200 ms per batch when the cache is warm")
+    (candidate,) = found.candidates
+    assert candidate.conditions == ("per batch", "when the cache is warm")
+    assert "components" not in candidate.scope
