@@ -32,9 +32,10 @@ _EN_FIXED: Final = re.compile(
 _IF_QUESTION_VERBS: Final = re.compile(
     r"\b(?:check|see|know|ask|wonder|verify|tell me|sure|unsure|decide|whether)\s*$", re.I
 )
-_PER_STOP: Final = frozenset(
-    "and or but per the a an to of with when whenever if unless until while on in at for".split()
+_PER_STOP_TEXT: Final = (
+    "and or but per the a an to of with when whenever if unless until while on in at for"
 )
+_PER_STOP: Final = frozenset(_PER_STOP_TEXT.split())
 
 # Chinese: "在/当 … 时/情况下/期间", "如果 …", "X 的时候", inclusion terms, fixed qualifiers.
 _ZH_AT: Final = re.compile(

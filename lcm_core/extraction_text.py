@@ -116,11 +116,10 @@ _COMPONENT_ZH: Final = re.compile(
     r"([\u4e00-\u9fff]{1,4}?(?:服务|模块|接口|系统|页面|数据库|缓存|队列|组件|表))"
 )
 # Words before a component noun that do not name it ("when the cache", "to the queue").
-_COMPONENT_SKIP: Final = frozenset(
-    """the a an our my your their its this that these those new each every any all some
-    when whenever if unless until while with without for from in on at to of by per via
-    into onto and or but is are was were be been use using than then""".split()
-)
+_COMPONENT_SKIP_TEXT: Final = """the a an our my your their its this that these those new each
+    every any all some when whenever if unless until while with without for from in on at to
+    of by per via into onto and or but is are was were be been use using than then"""
+_COMPONENT_SKIP: Final = frozenset(_COMPONENT_SKIP_TEXT.split())
 _ENVIRONMENTS: Final = re.compile(
     r"(?<![A-Za-z])(production|prod|staging|development|dev|local|ci)(?![A-Za-z])|"
     r"(生产环境|测试环境|预发环境|开发环境|本地|线上)",
