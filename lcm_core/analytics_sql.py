@@ -14,23 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from lcm_core.models import TABLES
+from lcm_core.models import SESSION_TABLES, TABLES
 
-# Tables with a session_id column: the ones a per-session report filters.
-SESSION_TABLES: Final = frozenset(
-    {
-        "sessions",
-        "events",
-        "archive",
-        "memory_items",
-        "memory_events",
-        "task_state",
-        "checkpoints",
-        "assembly_logs",
-        "validation_logs",
-        "pending_extraction",
-    }
-)
 LONGEST_CHAINS: Final = 10
 MAX_CHAIN: Final = 1000  # guards the walk against a cycle in damaged data
 

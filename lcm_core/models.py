@@ -73,6 +73,39 @@ REPORT_TABLES: Final = (
     "validation_logs",
 )
 
+# Tables that belong to one session (they have a `session_id` column); per-session
+# stats, export and purge touch these, and purge deletes them in this order.
+SESSION_TABLES: Final = (
+    "events",
+    "archive",
+    "memory_items",
+    "memory_events",
+    "task_state",
+    "checkpoints",
+    "assembly_logs",
+    "validation_logs",
+    "pending_extraction",
+    "sessions",
+)
+# The stable row order of every table in an export, the same on every backend.
+EXPORT_ORDER: Final = {
+    "meta": "key",
+    "sessions": "session_id",
+    "events": "session_id, seq",
+    "archive": "session_id, ref",
+    "memory_items": "session_id, created_at, id",
+    "memory_events": "id",
+    "task_state": "session_id",
+    "checkpoints": "session_id",
+    "skill_versions": "id",
+    "skill_files": "name",
+    "rules": "skill_name, rule_key",
+    "rule_overrides": "rule_id",
+    "assembly_logs": "id",
+    "validation_logs": "id",
+    "pending_extraction": "session_id, seq",
+}
+
 SCHEMA_VERSION: Final = 2
 MAX_EVENT_TEXT: Final = 20_000
 

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any, Final
 import duckdb
 
 from lcm_core.errors import StoreError
-from lcm_core.models import SCHEMA_VERSION, TABLES
+from lcm_core.models import EXPORT_ORDER, SCHEMA_VERSION, SESSION_TABLES, TABLES
 from lcm_store_duckdb.connection import translate
 from lcm_store_duckdb.fetch import fetch_dict, fetch_dicts
-from lcm_store_duckdb.schema import ORDER_BY, SEARCH_TABLES, SESSION_TABLES
+from lcm_store_duckdb.schema import SEARCH_TABLES
 
 if TYPE_CHECKING:
     from lcm_store_duckdb.connection import Connection
@@ -77,7 +77,7 @@ class AdminMixin:
         if session_id is not None and table in SESSION_TABLES:
             sql += " WHERE session_id = ?"
             params = (session_id,)
-        sql += f" ORDER BY {ORDER_BY[table]}"
+        sql += f" ORDER BY {EXPORT_ORDER[table]}"
         return self._stream(sql, params, table)
 
     def _stream(self, sql: str, params: tuple[Any, ...], table: str) -> Iterator[dict[str, Any]]:

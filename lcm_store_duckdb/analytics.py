@@ -16,12 +16,11 @@ from typing import TYPE_CHECKING, Any, Final
 
 import duckdb
 
-from lcm_core.analytics_sql import SESSION_TABLES, build_report
+from lcm_core.analytics_sql import build_report
 from lcm_core.errors import StoreError
 from lcm_core.export_files import read_manifest
-from lcm_core.models import SCHEMA_VERSION, TABLES
+from lcm_core.models import EXPORT_ORDER, SCHEMA_VERSION, SESSION_TABLES, TABLES
 from lcm_store_duckdb import bulk
-from lcm_store_duckdb.schema import ORDER_BY
 
 if TYPE_CHECKING:
     from lcm_store_duckdb.connection import Connection
@@ -73,7 +72,7 @@ class AnalyticsMixin:
                     where, params = " WHERE session_id = ?", [session_id]
                 target = Path(folder) / f"{table}.parquet"
                 row = raw.execute(
-                    f"COPY (SELECT * FROM {table}{where} ORDER BY {ORDER_BY[table]}) "
+                    f"COPY (SELECT * FROM {table}{where} ORDER BY {EXPORT_ORDER[table]}) "
                     f"TO {_literal(str(target))} (FORMAT parquet)",
                     params,
                 ).fetchone()

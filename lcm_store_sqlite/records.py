@@ -10,7 +10,9 @@ from lcm_core import rows
 from lcm_core.clock import utc_now_iso
 from lcm_core.errors import StoreError
 from lcm_core.models import (
+    EXPORT_ORDER,
     SCHEMA_VERSION,
+    SESSION_TABLES,
     TABLES,
     AssemblyLog,
     Checkpoint,
@@ -23,7 +25,6 @@ from lcm_core.models import (
     TaskState,
     ValidationLog,
 )
-from lcm_store_sqlite.schema import ORDER_BY, SESSION_TABLES
 
 if TYPE_CHECKING:
     from lcm_store_sqlite.connection import Connection
@@ -405,7 +406,7 @@ class RecordsMixin:
         if session_id is not None and table in SESSION_TABLES:
             sql += " WHERE session_id = ?"
             params = (session_id,)
-        sql += f" ORDER BY {ORDER_BY[table]}"
+        sql += f" ORDER BY {EXPORT_ORDER[table]}"
         return self._stream(sql, params, table)
 
     def _stream(self, sql: str, params: tuple[Any, ...], table: str) -> Iterator[dict[str, Any]]:

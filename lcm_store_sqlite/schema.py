@@ -228,36 +228,3 @@ CREATE INDEX IF NOT EXISTS idx_validation_logs_session ON validation_logs (sessi
 """
 
 MIGRATIONS: Final = ((1, V1), (2, V2))
-
-# Tables that belong to one session, and the column that says which.
-SESSION_TABLES: Final = (
-    "events",
-    "archive",
-    "memory_items",
-    "memory_events",
-    "task_state",
-    "checkpoints",
-    "assembly_logs",
-    "validation_logs",
-    "pending_extraction",
-    "sessions",
-)
-
-# A stable order for every table, used by export so two runs stream the same bytes.
-ORDER_BY: Final = {
-    "meta": "key",
-    "sessions": "session_id",
-    "events": "session_id, seq",
-    "archive": "session_id, ref",
-    "memory_items": "session_id, created_at, id",
-    "memory_events": "id",
-    "task_state": "session_id",
-    "checkpoints": "session_id",
-    "skill_versions": "id",
-    "skill_files": "name",
-    "rules": "skill_name, rule_key",
-    "rule_overrides": "rule_id",
-    "assembly_logs": "id",
-    "validation_logs": "id",
-    "pending_extraction": "session_id, seq",
-}
