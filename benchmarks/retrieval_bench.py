@@ -8,7 +8,13 @@ is of the ranking, not of the tokenizer. Without --dataset the synthetic set of
 `gen_conversations.py` is generated in memory. R@k is the pipeline's merged ranking
 (items and raw evidence turns by final score), items R@k the ranked items alone.
 
+Beside BM25, the second frozen reference is SQLite FTS5 (`porter unicode61`, English
+stop words out of the query, `ORDER BY rank`). `--ablate NAME` (repeatable) switches one
+ranking feature off; `--misses FILE` writes the questions whose evidence is not all in
+the top 10.
+
     python benchmarks/retrieval_bench.py [--dataset FILE] [--json] [--ranking-only]
+        [--ablate NAME ...] [--misses FILE]
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from lcm_core.bench_retrieval import (
     run,
 )
 from lcm_store_sqlite import SQLiteMemoryStore
+from lcm_store_sqlite.reference_fts5 import FTS5Reference
 
 sys.path.insert(0, str(Path(__file__).parent))
 from gen_conversations import generate
@@ -43,15 +50,29 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="diagnostic: make every user message an item instead of running extraction",
     )
+    parser.add_argument("--ablate", action="append", default=[], metavar="NAME")
+    parser.add_argument("--misses", type=Path, help="write missed questions here (JSONL)")
     args = parser.parse_args(argv)
     if args.dataset is not None:
         conversations: list[Conversation] = load_dataset(args.dataset)
     else:
         conversations = [parse_line(json.dumps(c)) for c in generate()]
     extract = every_user_message if args.ranking_only else default_extractor
+    misses: list[dict[str, object]] | None = [] if args.misses else None
     report = run(
-        conversations, lambda: SQLiteMemoryStore(":memory:"), BM25Baseline(), extract=extract
+        conversations,
+        lambda: SQLiteMemoryStore(":memory:"),
+        BM25Baseline(),
+        extract=extract,
+        references={"fts5": FTS5Reference()},
+        ablate=args.ablate,
+        misses=misses,
     )
+    if args.misses and misses is not None:
+        args.misses.write_text(
+            "".join(json.dumps(m, ensure_ascii=False, sort_keys=True) + "\n" for m in misses),
+            encoding="utf-8",
+        )
     if args.json:
         print(json.dumps(report, indent=2, sort_keys=True))
     else:

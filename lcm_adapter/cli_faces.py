@@ -90,41 +90,95 @@ def bench() -> None:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Conversation-QA JSONL (DESIGN.md section 9).",
 )
+@click.option(
+    "--misses",
+    "misses_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write every question whose evidence is not all in the top 10 here (JSONL).",
+)
+@click.option(
+    "--ablate",
+    multiple=True,
+    metavar="FEATURE",
+    help="Switch one ranking feature off by name (repeatable); `--ablate list` names them.",
+)
 @click.option("--quiet", is_flag=True, help="No progress bar on stderr.")
 @json_option
 @click.pass_context
-def bench_retrieval(ctx: click.Context, dataset: Path, quiet: bool, as_json: bool) -> None:
-    """Evidence recall@k of the pipeline, of items alone and of the block, beside BM25.
+def bench_retrieval(
+    ctx: click.Context,
+    dataset: Path,
+    misses_path: Path | None,
+    ablate: tuple[str, ...],
+    quiet: bool,
+    as_json: bool,
+) -> None:
+    """Evidence recall@k of the pipeline, of items alone and of the block, beside references.
 
-    Each conversation is evaluated on its own in-memory store; the baseline is Okapi
-    BM25 over the raw turns (`lcm_core.bench_bm25`, as `benchmarks/retrieval_bench.py`).
+    Each conversation is evaluated on its own in-memory store; the frozen references
+    are Okapi BM25 over the raw turns (`lcm_core.bench_bm25`, as
+    `benchmarks/retrieval_bench.py`) and SQLite FTS5 (porter unicode61, stop words out).
     """
     from lcm_core.bench_bm25 import BM25Baseline
-    from lcm_core.bench_retrieval import format_table, load_dataset, run
+    from lcm_core.bench_retrieval import ablation_config, format_table, load_dataset, run
+    from lcm_core.registry import reference_rankers
+    from lcm_core.retrieval import ABLATIONS
 
+    if "list" in ablate:
+        emit(as_json, {"features": ABLATIONS}, _feature_lines)
+        return
+    try:
+        ablation_config(state(ctx).config(), ablate)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from exc
     try:
         conversations = load_dataset(dataset)
     except (ValueError, KeyError, TypeError) as exc:
         fail(f"{dataset}: not a conversation-QA dataset ({exc})")
+    references = {name: build() for name, build in reference_rankers().items()}
     progress = render.Progress(len(conversations), "conversations", quiet=quiet)
 
     def fresh_store() -> Any:
         progress.advance()
         return open_store(":memory:")
 
+    misses: list[dict[str, Any]] | None = [] if misses_path is not None else None
     try:
-        report = run(conversations, fresh_store, BM25Baseline(), state(ctx).config())
+        report = run(
+            conversations,
+            fresh_store,
+            BM25Baseline(),
+            state(ctx).config(),
+            references=references,
+            ablate=ablate,
+            misses=misses,
+        )
     finally:
         progress.close()
+    if misses_path is not None and misses is not None:
+        try:
+            misses_path.write_text(
+                "".join(json.dumps(m, ensure_ascii=False, sort_keys=True) + "\n" for m in misses),
+                encoding="utf-8",
+            )
+        except OSError as exc:
+            fail(f"{misses_path}: cannot write the misses ({exc.strerror or exc})")
     data = {
         "dataset": str(dataset),
         "conversations": len(conversations),
         "turns": sum(len(c.turns) for c in conversations),
         "questions": report["overall"]["questions"],
         "baseline": "bm25 over raw turns (Okapi, k1 1.5, b 0.75)",
+        "references": {name: getattr(r, "name", name) for name, r in references.items()},
+        "ablated": sorted(ablate),
+        "misses": len(misses) if misses is not None else None,
         "report": report,
     }
     emit(as_json, data, lambda d: format_table(d["report"]))
+
+
+def _feature_lines(data: dict[str, Any]) -> str:
+    return "\n".join(f"{name:16} {what}" for name, what in data["features"].items())
 
 
 def register(group: click.Group) -> None:

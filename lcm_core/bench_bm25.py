@@ -1,26 +1,62 @@
 """The retrieval harness's baseline: Okapi BM25 over a conversation's raw turns, stdlib only.
 
 It follows rank-bm25's `BM25Okapi` (k1 1.5, b 0.75, idf `ln((N - n + 0.5) / (n + 0.5))`
-with negative values raised to `epsilon` times the mean idf) and tokenises with
-`lcm_core.text.tokenize`, the tokenizer of the pipeline itself, so that a comparison is
-one of ranking, not of tokenizers. `tokenize` yields each distinct token once, so term
-frequencies are 1 (for chat turns of a sentence or two they nearly always are); its
-160-token cap for queries is lifted here, so a long turn is indexed whole. Ties go to
-the earlier turn.
+with negative values raised to `epsilon` times the mean idf) and tokenises as the
+pipeline did when the baseline was frozen (lower-cased Latin words of two or more
+characters and CJK bigrams, each distinct token once, so term frequencies are 1).
+The tokenizer is a frozen copy on purpose: the pipeline's own tokenizer may change with
+the ranking work, and "beats BM25 in the same run" must keep one meaning. A long turn
+is indexed whole. Ties go to the earlier turn.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Final
 
-from lcm_core.text import tokenize
+from lcm_core.text import normalize_text
 
 K1: Final = 1.5
 B: Final = 0.75
 EPSILON: Final = 0.25
+# The tokenizer as it stood when the baseline was frozen (lcm 0.1.0): never edit it.
+_CJK_CLASS: Final = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
+_CJK_RUN_RE: Final = re.compile(f"[{_CJK_CLASS}]+")
+_LATIN_WORD_RE: Final = re.compile(r"[^\W_]+(?:[_\-.'][^\W_]+)*")
+
+
+def tokenize(text: str, limit: int) -> list[str]:
+    """Distinct lower-cased Latin words (2+ characters) and CJK bigrams, in reading order."""
+    tokens: list[str] = []
+    seen: set[str] = set()
+
+    def add(token: str) -> bool:
+        if token not in seen:
+            seen.add(token)
+            tokens.append(token)
+        return len(tokens) >= limit
+
+    normalized = normalize_text(text).casefold()
+    position = 0
+    for run in _CJK_RUN_RE.finditer(normalized):
+        for word in _LATIN_WORD_RE.findall(normalized[position : run.start()]):
+            if len(word) >= 2 and add(word):
+                return tokens
+        chars = run.group()
+        grams = [chars] if len(chars) == 1 else [chars[i : i + 2] for i in range(len(chars) - 1)]
+        for gram in grams:
+            if add(gram):
+                return tokens
+        position = run.end()
+    for word in _LATIN_WORD_RE.findall(normalized[position:]):
+        if len(word) >= 2 and add(word):
+            return tokens
+    return tokens
+
+
 # A turn with no token still counts as a document, of one token that matches nothing.
 _EMPTY_TOKEN: Final = "\u0000"
 # Tokens kept per text: every one (tokenize's default cap is meant for queries).

@@ -17,29 +17,37 @@ category and overall:
 - the same recall@k for a baseline ranking of the raw turns (Okapi BM25 from
   `lcm_core.bench_bm25` in both the CLI and the benchmark script), in the same run.
 
-Only the standard library is used here; the baseline is passed in as a function.
+Beside BM25, further frozen references (SQLite FTS5 from the SQLite backend, through the
+`lcm.bench_references` entry points) are scored on the same questions when given.
+`--ablate` switches ranking features off by name (`retrieval.ABLATIONS`), and a misses
+collector receives every question whose evidence is not all in the top 10, with the
+evidence turns and the top 10 entries (text, score, item or raw turn).
+
+Only the standard library is used here; the baselines are passed in as functions.
 """
 
 from __future__ import annotations
 
 import json
 import statistics
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
 from lcm_core.assembly import assemble
 from lcm_core.config import Config, load_config
-from lcm_core.evidence import retrieve
+from lcm_core.evidence import Retrieval, retrieve
 from lcm_core.models import Event, MemoryItem
 from lcm_core.ports import MemoryStore
 from lcm_core.query import query_signals
-from lcm_core.retrieval import source_seqs
+from lcm_core.retrieval import ABLATIONS, source_seqs
 from lcm_core.step import StepMessage
 from lcm_core.text import fingerprint, normalize_text, stable_item_id
 
 KS: Final = (5, 10, 25)
+# A question is a miss when its evidence is not all among this many top entries.
+MISS_DEPTH: Final = 10
 # (turn texts, question, k) -> indices of the k best turns, best first.
 Baseline = Callable[[Sequence[str], str, int], list[int]]
 Extractor = Callable[[MemoryStore, str, Config], object]
@@ -50,6 +58,7 @@ class Turn:
     id: str
     speaker: str
     text: str
+    time: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +82,13 @@ def parse_line(line: str, number: int = 0) -> Conversation:
     try:
         raw = json.loads(line)
         turns = tuple(
-            Turn(str(t["id"]), str(t["speaker"]), str(t.get("text") or "")) for t in raw["turns"]
+            Turn(
+                str(t["id"]),
+                str(t["speaker"]),
+                str(t.get("text") or ""),
+                str(t["time"]) if t.get("time") else None,
+            )
+            for t in raw["turns"]
         )
         questions = tuple(
             Question(
@@ -133,6 +148,7 @@ def ingest(store: MemoryStore, conv: Conversation, config: Config, extract: Extr
                 seq=seq,
                 type="user/message" if user else "assistant/message",
                 text=normalize_text(turn.text),
+                time=turn.time,
                 turn=seq,
                 role="user" if user else "assistant",
                 source_kind="user" if user else "model",
@@ -155,6 +171,8 @@ class Scores:
     pipeline: dict[int, list[float]] = field(default_factory=lambda: {k: [] for k in KS})
     items: dict[int, list[float]] = field(default_factory=lambda: {k: [] for k in KS})
     baseline: dict[int, list[float]] = field(default_factory=lambda: {k: [] for k in KS})
+    # Further frozen references by name (e.g. "fts5"), recall@k like the baseline.
+    references: dict[str, dict[int, list[float]]] = field(default_factory=dict)
     block: list[float] = field(default_factory=list)
     tokens: list[int] = field(default_factory=list)
     covered: list[float] = field(default_factory=list)
@@ -165,6 +183,10 @@ class Scores:
             self.pipeline[k] += other.pipeline[k]
             self.items[k] += other.items[k]
             self.baseline[k] += other.baseline[k]
+        for name, per_k in other.references.items():
+            mine = self.references.setdefault(name, {k: [] for k in KS})
+            for k in KS:
+                mine[k] += per_k[k]
         self.block += other.block
         self.tokens += other.tokens
         self.covered += other.covered
@@ -181,6 +203,11 @@ class Scores:
             "blockTokens": round(statistics.fmean(self.tokens), 1) if self.tokens else 0.0,
             "extracted": mean(self.covered),
             **{f"baseline@{k}": mean(self.baseline[k]) for k in KS},
+            **{
+                f"{name}@{k}": mean(per_k[k])
+                for name, per_k in sorted(self.references.items())
+                for k in KS
+            },
         }
 
 
@@ -190,8 +217,14 @@ def evaluate_conversation(
     config: Config,
     baseline: Baseline | None,
     extract: Extractor = default_extractor,
+    references: Mapping[str, Baseline] | None = None,
+    misses: list[dict[str, Any]] | None = None,
 ) -> dict[str, Scores]:
-    """Scores per category for one conversation, on a store that holds nothing else."""
+    """Scores per category for one conversation, on a store that holds nothing else.
+
+    When `misses` is given, every question whose evidence is not all in the top
+    `MISS_DEPTH` entries is appended to it (see `miss_record`).
+    """
     ingest(store, conv, config, extract)
     ids = [turn.id for turn in conv.turns]
     texts = [turn.text for turn in conv.turns]
@@ -229,12 +262,71 @@ def evaluate_conversation(
             for k in KS:
                 top = {ids[i] for i in baseline(texts, question.question, k)}
                 s.baseline[k].append(_recall(question.evidence, top))
+        for name, reference in (references or {}).items():
+            per_k = s.references.setdefault(name, {k: [] for k in KS})
+            ranked = reference(texts, question.question, max(KS))
+            for k in KS:
+                per_k[k].append(_recall(question.evidence, {ids[i] for i in ranked[:k]}))
+        if misses is not None and s.pipeline[MISS_DEPTH][-1] < 1.0:
+            misses.append(miss_record(store, conv, question, found, s.pipeline[MISS_DEPTH][-1]))
     return scores
+
+
+def miss_record(
+    store: MemoryStore,
+    conv: Conversation,
+    question: Question,
+    found: Retrieval,
+    recall: float,
+) -> dict[str, Any]:
+    """A missed question: its evidence turns and the top entries, each with where it came from."""
+    by_id = {turn.id: (seq, turn) for seq, turn in enumerate(conv.turns)}
+    items = {r.item.id: r.item for r in found.ranking.selected}
+    top: list[dict[str, Any]] = []
+    for rank, (ref, score, seqs) in enumerate(found.merged()[:MISS_DEPTH], 1):
+        turn_ids = [conv.turns[q].id for q in seqs if q < len(conv.turns)]
+        item = items.get(ref)
+        if item is not None:
+            entry = {"source": "item", "kind": item.kind, "text": item.content}
+        else:
+            entry = {"source": "raw turn", "text": conv.turns[seqs[0]].text if seqs else ""}
+        top.append({"rank": rank, "ref": ref, "score": round(score, 4), "turns": turn_ids, **entry})
+    wanted = {ref for entry in top for ref in entry["turns"]}
+    return {
+        "conversation": conv.id,
+        "question": question.id,
+        "text": question.question,
+        "category": question.category,
+        f"recall@{MISS_DEPTH}": round(recall, 4),
+        "evidence": [
+            {
+                "turn": turn_id,
+                "seq": by_id[turn_id][0] if turn_id in by_id else None,
+                "found": turn_id in wanted,
+                "text": by_id[turn_id][1].text if turn_id in by_id else "",
+            }
+            for turn_id in question.evidence
+        ],
+        "top": top,
+    }
 
 
 def _item_seqs(store: MemoryStore, item_id: str) -> tuple[int, ...]:
     item = store.get_item(item_id)
     return source_seqs(item) if item is not None else ()
+
+
+def ablation_config(config: Config, features: Sequence[str]) -> Config:
+    """`config` with the named ranking features switched off; an unknown name is an error."""
+    unknown = [name for name in features if name not in ABLATIONS]
+    if unknown:
+        known = ", ".join(sorted(ABLATIONS))
+        raise ValueError(f"unknown ranking feature {unknown[0]!r} (known: {known})")
+    if not features:
+        return config
+    section = config.section("retrieval")
+    merged = sorted({*section.get("ablate", []), *features})
+    return load_config({**config.values, "retrieval": {**section, "ablate": merged}})
 
 
 def run(
@@ -243,15 +335,19 @@ def run(
     baseline: Baseline | None = None,
     config: Config | None = None,
     extract: Extractor = default_extractor,
+    *,
+    references: Mapping[str, Baseline] | None = None,
+    ablate: Sequence[str] = (),
+    misses: list[dict[str, Any]] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Evaluate every conversation on its own fresh store; summaries per category and overall."""
-    config = config if config is not None else load_config()
+    config = ablation_config(config if config is not None else load_config(), ablate)
     totals: dict[str, Scores] = {}
     for conv in conversations:
         store = store_factory()
         try:
             for category, scores in evaluate_conversation(
-                store, conv, config, baseline, extract
+                store, conv, config, baseline, extract, references, misses
             ).items():
                 totals.setdefault(category, Scores()).add(scores)
         finally:
@@ -267,17 +363,23 @@ def run(
 def format_table(report: dict[str, dict[str, Any]]) -> str:
     """The report as a Markdown table, one row per category and one overall, columns aligned.
 
-    R@k is the pipeline (items and raw evidence merged), items R@k the items alone.
+    R@k is the pipeline (items and raw evidence merged), items R@10 the items alone; the
+    frozen references (BM25, and any others in the report) are shown at R@10.
     """
+    names = sorted(
+        {key[: -len("@10")] for row in report.values() for key in row if key.endswith("@10")}
+        - {"recall", "itemsRecall", "baseline"}
+    )
     head = [
         "category",
         "n",
         "extracted",
         *(f"R@{k}" for k in KS),
-        *(f"items R@{k}" for k in KS),
+        "items R@10",
         "block R",
         "block tok",
         *(f"BM25 R@{k}" for k in KS),
+        *(f"{name.upper()} R@10" for name in names),
     ]
     rows = [
         [
@@ -285,10 +387,11 @@ def format_table(report: dict[str, dict[str, Any]]) -> str:
             str(row["questions"]),
             f"{row['extracted']:.3f}",
             *(f"{row[f'recall@{k}']:.3f}" for k in KS),
-            *(f"{row[f'itemsRecall@{k}']:.3f}" for k in KS),
+            f"{row['itemsRecall@10']:.3f}",
             f"{row['blockRecall']:.3f}",
             f"{row['blockTokens']:.0f}",
             *(f"{row[f'baseline@{k}']:.3f}" for k in KS),
+            *(f"{row.get(f'{name}@10', 0.0):.3f}" for name in names),
         ]
         for category, row in report.items()
     ]

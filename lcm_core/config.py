@@ -37,6 +37,7 @@ DEFAULTS: Final[dict[str, Any]] = {
         "recencyWindow": 40,
         "evidenceLimit": 12,
         "rawEvidenceWeight": 0.6,
+        "ablate": [],
     },
     "assembly": {
         "softBudgetTokens": 3000,
@@ -71,6 +72,7 @@ LIMITS: Final[dict[str, Limit]] = {
     "retrieval.recencyWindow": Limit(int, 0, 100_000),
     "retrieval.evidenceLimit": Limit(int, 0, 100),
     "retrieval.rawEvidenceWeight": Limit((int, float), 0.0, 1.0),
+    "retrieval.ablate": Limit(list),
     "assembly.softBudgetTokens": Limit(int, 50, 200_000),
     "assembly.minBudgetTokens": Limit(int, 50, 200_000),
     "assembly.skipWhenEmpty": Limit(bool),

@@ -36,6 +36,7 @@ from lcm_core.retrieval import (
     Omission,
     RankedItem,
     Ranking,
+    ablated,
     anchor_seq_of,
     base_score,
     is_recent,
@@ -114,11 +115,14 @@ def score_event(
     event: Event, search_score: float, signals: QuerySignals, config: Config, anchor: int | None
 ) -> tuple[float, bool]:
     """A raw turn's score on the items' scale, and whether it earned the recency boost."""
-    weight = float(config.get("retrieval.rawEvidenceWeight"))
+    weight = (
+        1.0 if ablated(config, "raw-weight") else float(config.get("retrieval.rawEvidenceWeight"))
+    )
+    kind_weight = 1.0 if ablated(config, "kind-weight") else RAW_KIND_WEIGHT
     exact = exact_hits(event.text, signals)
-    score = base_score(RAW_KIND_WEIGHT, weight, search_score, len(exact), config)
+    score = base_score(kind_weight, weight, search_score, len(exact), config)
     recent = is_recent(event.seq, anchor, config)
-    if recent:
+    if recent and not ablated(config, "recency"):
         score += float(config.get("retrieval.recencyBoost"))
     return score, recent
 
@@ -195,9 +199,9 @@ def gather_evidence(
             if any(t in exact_terms for t in exact_hits(hit.event.text, signals)):
                 events.setdefault(hit.event.seq, hit.event)  # not "30" inside "300"
     # The raw turns: one search over the quotable types with the query's search terms.
-    terms = search_terms(signals)
+    terms = search_terms(signals, ablate=config.get("retrieval.ablate"))
     searched: dict[int, float] = {}
-    if terms and limit > 0:
+    if terms and limit > 0 and not ablated(config, "raw-turns"):
         types = None if "*" in evidence_types else sorted(set(evidence_types))
         for hit in store.search_events(session_id, terms, types=types, limit=limit * 3):
             if _matches(hit.event.text, terms, signals):

@@ -11,6 +11,8 @@ from lcm_core.errors import StoreUnavailableError
 from lcm_core.ports import MemoryStore
 
 ENTRY_POINT_GROUP: Final = "lcm.stores"
+# Frozen reference rankings for `lcm bench retrieval` that need a backend's engine.
+REFERENCE_GROUP: Final = "lcm.bench_references"
 # Which extra brings the backend for a scheme, for the install hint.
 _EXTRAS: Final = {"duckdb": "duckdb"}
 _DISTRIBUTION: Final = "long-conversation-memory"
@@ -76,3 +78,14 @@ def open_store(url: str, **options: Any) -> MemoryStore:
         ) from exc
     store: MemoryStore = factory(parsed.location, **options)
     return store
+
+
+def reference_rankers() -> dict[str, Callable[[], Any]]:
+    """Installed frozen reference rankings for the retrieval bench, by name, ready to build."""
+    found: dict[str, Callable[[], Any]] = {}
+    for ep in sorted(entry_points(group=REFERENCE_GROUP), key=lambda e: e.name):
+        try:
+            found[ep.name] = ep.load()
+        except ImportError:
+            continue  # its backend's extra is not installed: the bench runs without it
+    return found

@@ -49,6 +49,26 @@ HARD_LIMIT: Final = 100
 
 _SEQ_REF_RE: Final = re.compile(r"^seq:(\d+)$")
 
+# Ranking features that `retrieval.ablate` (and `lcm bench retrieval --ablate`) can
+# switch off one at a time, so each is measured alone. Name -> what switching it off does.
+ABLATIONS: Final[dict[str, str]] = {
+    "kind-weight": "every kind, and a raw turn, weighs 1.0",
+    "evidence-weight": "every evidence type weighs 1.0",
+    "raw-weight": "a raw turn is not scaled by retrieval.rawEvidenceWeight",
+    "exact-boost": "no boost for exact identifiers, numbers, paths or phrases",
+    "supersession": "an item with a superseded_by link keeps its whole score",
+    "recency": "no boost for recent sources",
+    "raw-turns": "raw user turns do not compete; only items and their sources",
+    "items": "memory items do not compete; only raw turns",
+    "stemming": "query words are searched as written, not stemmed",
+    "stopwords": "function words are searched like any other term",
+}
+
+
+def ablated(config: Config, feature: str) -> bool:
+    """True when `retrieval.ablate` switches this ranking feature off."""
+    return feature in config.get("retrieval.ablate")
+
 
 @dataclass(frozen=True, slots=True)
 class Omission:
@@ -111,7 +131,9 @@ def base_score(
     kind_weight: float, evidence_weight: float, search_score: float, exact: int, config: Config
 ) -> float:
     """`(kind weight + capped search + exact boost) * evidence weight`, the spec's core."""
-    boost = float(config.get("retrieval.exactMatchBoost"))
+    boost = (
+        0.0 if ablated(config, "exact-boost") else float(config.get("retrieval.exactMatchBoost"))
+    )
     capped_search = min(max(search_score, 0.0), SEARCH_SCORE_CAP) / SEARCH_SCORE_CAP
     score = kind_weight + capped_search + boost * min(exact, EXACT_HITS_CAP) / EXACT_HITS_CAP
     return score * evidence_weight
@@ -133,18 +155,20 @@ def score_item(
 ) -> RankedItem:
     """Score one candidate with the spec's formula."""
     exact = exact_hits(item.content, signals)
+    kind_weight = KIND_WEIGHT.get(item.kind, UNKNOWN_KIND_WEIGHT)
+    evidence_weight = EVIDENCE_WEIGHT.get(item.evidence_type, UNKNOWN_EVIDENCE_WEIGHT)
     score = base_score(
-        KIND_WEIGHT.get(item.kind, UNKNOWN_KIND_WEIGHT),
-        EVIDENCE_WEIGHT.get(item.evidence_type, UNKNOWN_EVIDENCE_WEIGHT),
+        1.0 if ablated(config, "kind-weight") else kind_weight,
+        1.0 if ablated(config, "evidence-weight") else evidence_weight,
         search_score,
         len(exact),
         config,
     )
     linked = item.superseded_by is not None
-    if linked:
+    if linked and not ablated(config, "supersession"):
         score *= SUPERSESSION_FACTOR
     recent = is_recent(newest_source_seq(item), anchor_seq, config)
-    if recent:
+    if recent and not ablated(config, "recency"):
         score += float(config.get("retrieval.recencyBoost"))
     return RankedItem(item, score, search_score, exact, recent, linked)
 
@@ -179,8 +203,8 @@ def rank_items(
     screen. Those do not take a place under `retrieval.limit`, and neither do
     `shown_ids`, items an earlier memory block still in context already lists.
     """
-    terms = search_terms(signals)
-    if not terms:
+    terms = search_terms(signals, ablate=config.get("retrieval.ablate"))
+    if not terms or ablated(config, "items"):
         return Ranking()
     hits = store.search_items(session_id, terms, statuses=("active",), limit=HARD_LIMIT)
     if anchor_seq is None:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from lcm_adapter.cli import cli
@@ -73,3 +75,83 @@ def test_bench_on_a_file_that_is_not_a_dataset(tmp_path: Path) -> None:
 
 def test_bench_needs_a_dataset() -> None:
     assert CliRunner().invoke(cli, ["bench", "retrieval"]).exit_code == 2
+
+
+CHAT = Path(__file__).parents[1] / "fixtures" / "bench" / "chat_small.jsonl"
+
+
+def bench_json(*args: str) -> dict[str, Any]:
+    result = CliRunner().invoke(
+        cli, ["bench", "retrieval", "--dataset", str(CHAT), "--quiet", "--json", *args]
+    )
+    assert result.exit_code == 0, result.output
+    data: dict[str, Any] = json.loads(result.stdout)
+    return data
+
+
+def test_misses_lists_each_question_whose_evidence_is_not_all_in_the_top_10(
+    tmp_path: Path,
+) -> None:
+    """Every missed question, with its evidence turns and the top 10 and where each came from."""
+    out = tmp_path / "misses.jsonl"
+    data = bench_json("--misses", str(out))
+    misses = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    conversations = [json.loads(line) for line in CHAT.read_text(encoding="utf-8").splitlines()]
+    turns = {t["id"]: t["text"] for c in conversations for t in c["turns"]}
+    assert data["misses"] == len(misses) > 0
+    # Exactly the questions below full recall@10 are listed: the counts add up.
+    overall = data["report"]["overall"]
+    assert overall["recall@10"] < 1.0
+    for miss in misses:
+        assert miss["recall@10"] < 1.0
+        assert any(not e["found"] for e in miss["evidence"])
+        for evidence in miss["evidence"]:
+            assert evidence["text"] == turns[evidence["turn"]]
+        assert len(miss["top"]) == 10
+        scores = [entry["score"] for entry in miss["top"]]
+        assert scores == sorted(scores, reverse=True)
+        for entry in miss["top"]:
+            assert entry["source"] in {"item", "raw turn"}
+            assert entry["text"] and entry["turns"]
+            if entry["source"] == "raw turn":
+                assert entry["text"] == turns[entry["turns"][0]]
+    per_question = 1.0 / overall["questions"]
+    lost = sum(1.0 - m["recall@10"] for m in misses) * per_question
+    assert abs((1.0 - overall["recall@10"]) - lost) < 1e-3
+
+
+def test_ablating_raw_turns_leaves_only_what_items_reach() -> None:
+    """With raw turns switched off, the merged ranking is the items' ranking."""
+    full = bench_json()["report"]["overall"]
+    ablated = bench_json("--ablate", "raw-turns")
+    assert ablated["ablated"] == ["raw-turns"]
+    overall = ablated["report"]["overall"]
+    assert overall["recall@10"] == pytest.approx(full["itemsRecall@10"])
+    assert overall["recall@10"] < full["recall@10"]
+
+
+def test_ablating_items_leaves_raw_turns_only() -> None:
+    """With items switched off, no item ranks: items-only recall is zero, raw turns remain."""
+    overall = bench_json("--ablate", "items")["report"]["overall"]
+    assert overall["itemsRecall@10"] == 0.0 and overall["recall@10"] > 0.0
+
+
+def test_ablate_names_are_checked_and_listed() -> None:
+    """An unknown feature is a usage error naming the known ones; `--ablate list` lists them."""
+    bad = CliRunner().invoke(
+        cli, ["bench", "retrieval", "--dataset", str(CHAT), "--ablate", "magic"]
+    )
+    assert bad.exit_code == 2 and "raw-turns" in bad.output
+    listed = CliRunner().invoke(
+        cli, ["bench", "retrieval", "--dataset", str(CHAT), "--ablate", "list", "--json"]
+    )
+    assert listed.exit_code == 0
+    assert {"raw-turns", "items", "stemming"} <= set(json.loads(listed.stdout)["features"])
+
+
+def test_both_frozen_references_run_beside_the_pipeline() -> None:
+    """BM25 and SQLite FTS5 are scored on the same questions in the same run."""
+    data = bench_json()
+    overall = data["report"]["overall"]
+    assert "fts5" in data["references"]
+    assert 0.0 < overall["fts5@10"] <= 1.0 and 0.0 < overall["baseline@10"] <= 1.0

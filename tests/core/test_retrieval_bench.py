@@ -270,3 +270,35 @@ def test_a_hand_written_chatty_conversation(store: MemoryStore) -> None:
     assert (
         retrieve(store, "realistic", query_signals("What is my pet called?"), DEEP).merged() == []
     )
+
+
+def test_turn_time_becomes_the_event_time(store: MemoryStore) -> None:
+    """A dataset turn's `time` is stored as its event's time, so evidence can be dated."""
+    line = json.dumps(
+        {
+            "id": "dated",
+            "turns": [
+                {"id": "a", "speaker": "user", "text": "Ana: hi", "time": "2024-01-02"},
+                {"id": "b", "speaker": "user", "text": "Bo: 你好"},
+            ],
+            "questions": [],
+        }
+    )
+    ingest(store, parse_line(line), load_config(), default_extractor)
+    assert [e.time for e in store.list_events("dated")] == ["2024-01-02", None]
+
+
+def test_the_frozen_baseline_tokenizer_does_not_move() -> None:
+    """BM25's tokenizer is pinned: ranking work elsewhere never changes the baseline."""
+    from lcm_core.bench_bm25 import tokenize as frozen
+
+    assert frozen("Anna's dogs painted 预算不超过 a x_y-z", 100) == [
+        "anna's",
+        "dogs",
+        "painted",
+        "预算",
+        "算不",
+        "不超",
+        "超过",
+        "x_y-z",
+    ]
