@@ -26,7 +26,7 @@ SINGLE = (
      ("Where is {name} originally from?", "What place did {name} grow up in?")),
     (("nothing beats {food}, I could eat it every single day",
       "if I could only eat one thing forever it'd be {food}"),
-     ("What dish does {name} love most?", "Which food could {name} eat forever?")),
+     ("What dish does {name} love most?", "What could {name} have at every meal?")),
     (("been practising {instrument} every night, my neighbours must hate me",
       "my {instrument} teacher says my timing is getting better"),
      ("Which musical instrument is {name} learning?", "What is {name} practising at night?")),
@@ -302,7 +302,28 @@ SMALL_TALK = (
     "I made a playlist for the drive, want the link?",
     "my grandma taught me a new card game, she beat me five times",
     "I should really book a dentist appointment, it's been forever",
+    "my hair is a disaster today, I need a cut", "driving in this city is a test of patience",
+    "my tooth has been sensitive all week", "the animal shelter near me is doing a charity run",
+    "a new office opened across the street, it's all glass", "I stayed up till 2 again, why am I like this",
+    "thinking of trying a sourdough recipe, everyone online makes it look easy",
+    "my friend just went vegetarian, she keeps sending me recipes", "I binged a whole season yesterday, no regrets",
+    "I finished my to-do list for once", "made pancakes this morning, a rare win",
+    "tried a new café today, the coffee was just ok", "I need to catch up on sleep this weekend",
+    "stuck in a meeting that should have been an email", "my cousin's kid was born last month, so tiny",
+    "we should plan a trip together sometime", "my mom joined a new club, she's busier than me",
+    "I'm reading three books at once and finishing none", "the team at work is finally hiring",
+    "someone on my street bought a new car, it's so loud", "the weather this morning was perfect for a run",
+    "I keep forgetting to order more coffee", "our floor has a new neighbour, haven't met them yet",
+    "my uni friends want to do a reunion", "I'm terrified of how fast this year is going",
+    "practising patience with my slow laptop lol", "every night I say I'll sleep early",
 )  # fmt: skip
 TAILS = ("", "", "", " haha", " lol", " 😅", "!!", " tbh", " ugh")
 JOINER = (", ", " ", "! ")
 SEP = (". ", ". ", ", ", " — ", "! ")
+# A fact's topic value ({v}) said again without the fact.
+ECHOES = (
+    "random but I saw something about {v} today", "lol {v} again, it's a theme this month",
+    "ok no more talking about {v} haha", "my coworker brought up {v} today and I thought of you",
+    "{v} is all over my feed lately", "did I tell you my friend is into {v} too?",
+    "still thinking about the {v} thing", "wait, remind me later to ask you about {v}",
+)  # fmt: skip

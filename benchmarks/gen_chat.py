@@ -19,6 +19,7 @@ import argparse
 import datetime as dt
 import json
 import random
+import string
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -64,6 +65,7 @@ class Fact:
     question: str
     category: str
     evidence: list[int]  # indexes into texts
+    echoes: list[str] = field(default_factory=list)  # its topic values, said elsewhere too
     turn_ids: list[str] = field(default_factory=list)
 
 
@@ -103,6 +105,12 @@ def _values(rng: random.Random, person: Person) -> dict[str, str]:
     return values
 
 
+def _slot_values(template: str, values: dict[str, str]) -> list[str]:
+    """The values a template's own slots take (the person's name and pronouns left out)."""
+    keys = [key for _, key, _, _ in string.Formatter().parse(template) if key]
+    return [values[key] for key in keys if key not in {"name", "their", "aunt", "x"}]
+
+
 def facts_of(rng: random.Random, owner: int, person: Person, sessions: int) -> list[Fact]:
     """The facts one person states, each placed in a session, with their questions."""
     p = person.phrases
@@ -110,21 +118,28 @@ def facts_of(rng: random.Random, owner: int, person: Person, sessions: int) -> l
     facts: list[Fact] = []
     for table, low, high, category in ((p.SINGLE, 10, 14, "single-fact"), (p.TEMPORAL, 6, 9, "temporal")):  # fmt: skip
         for variants, question in rng.sample(table, min(len(table), rng.randint(low, high))):
-            text = rng.choice(variants).format(**values)
+            template = rng.choice(variants)
             asked = rng.choice(question).format(**values)
-            facts.append(Fact(owner, [text], [rng.randrange(sessions)], asked, category, [0]))
+            where = [rng.randrange(sessions)]
+            fact = Fact(owner, [template.format(**values)], where, asked, category, [0])
+            fact.echoes = _slot_values(template, values)
+            facts.append(fact)
     for templates, pool, question in rng.sample(p.MULTI, min(len(p.MULTI), rng.randint(3, 5))):
         count = rng.randint(2, 3)
         texts = [t.format(x=x) for t, x in zip(rng.sample(templates, count), rng.sample(pool, count), strict=True)]  # fmt: skip
         where = sorted(rng.sample(range(sessions), count))
         asked = rng.choice(question).format(**values)
-        facts.append(Fact(owner, texts, where, asked, "multi-turn", list(range(count))))
+        fact = Fact(owner, texts, where, asked, "multi-turn", list(range(count)))
+        fact.echoes = [text_value for text_value in pool if text_value in " ".join(texts)]
+        facts.append(fact)
     half = sessions // 2
     for first, later, question, evidence in rng.sample(p.CHANGES, rng.randint(1, min(3, len(p.CHANGES)))):  # fmt: skip
         texts = [first.format(**values), later.format(**values)]
         where = [rng.randrange(half), rng.randrange(half, sessions)]
         category, ev = ("single-fact", [1]) if evidence == "later" else ("multi-turn", [0, 1])
-        facts.append(Fact(owner, texts, where, rng.choice(question).format(**values), category, ev))
+        fact = Fact(owner, texts, where, rng.choice(question).format(**values), category, ev)
+        fact.echoes = _slot_values(first + later, values)
+        facts.append(fact)
     return facts
 
 
@@ -147,7 +162,7 @@ class _Chat:
 
     def pick(self, who: int, table: str) -> str:
         options: tuple[str, ...] = getattr(self.pair[who].phrases, table)
-        return self.rng.choice(options).format(other=self.pair[1 - who].name)
+        return self.rng.choice(options).replace("{other}", self.pair[1 - who].name)
 
     def chatter(self, who: int, most: int) -> str:
         """One to `most` small-talk sentences, as people write several in one message."""
@@ -167,8 +182,20 @@ class _Chat:
             self.say(b, self.pick(b, "BACK_QUESTIONS"))
             self.say(a, self.pick(a, "BACK_ANSWERS") + self.pick(a, "SEP") + self.chatter(a, 1))
 
+    def echo(self, value: str) -> None:
+        """A fact's topic value mentioned in passing by either person, without the fact."""
+        a = self.rng.randrange(2)
+        text = self.pick(a, "ECHOES").replace("{v}", value)
+        if self.rng.random() < 0.5:
+            text = self.chatter(a, 1) + self.pick(a, "SEP") + text
+        self.say(a, text)
+        self.say(1 - a, self.pick(1 - a, "REACTIONS"))
+
     def fact(self, fact: Fact, index: int) -> None:
         """The fact said in passing inside a longer message, then a reaction."""
+        if index < 0:
+            self.echo(self.rng.choice(fact.echoes))
+            return
         owner, other = fact.owner, 1 - fact.owner
         parts = []
         if self.rng.random() < 0.5:
@@ -219,13 +246,16 @@ def conversation(index: int, seed: int) -> dict[str, Any]:
     for fact in facts:
         for n, where in enumerate(fact.sessions):
             placed[where].append((fact, n))
+        # Index -1: the fact's topic value comes up again in another session.
+        for _ in range(rng.choice((0, 1, 1, 2)) if fact.echoes else 0):
+            placed[rng.randrange(len(dates))].append((fact, -1))
     for items in placed:
         rng.shuffle(items)
-    fact_turns = sum(len(f.texts) for f in facts)
+    said = sum(len(session) for session in placed)
     # Small-talk exchanges (about 2.8 turns each) fill the rest of the target length.
     target = rng.randint(380, 860)
-    slots = fact_turns + len(dates)
-    mean_talk = max(0.0, (target - 4 * len(dates) - 3 * fact_turns) / (2.8 * slots))
+    slots = said + len(dates)
+    mean_talk = max(0.0, (target - 4 * len(dates) - 3 * said) / (2.8 * slots))
     chat = _Chat(f"chat-{kind}-{index:02d}", pair, rng)
     for date, items in zip(dates, placed, strict=True):
         chat.session(date, items, mean_talk)
