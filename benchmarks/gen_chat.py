@@ -164,55 +164,64 @@ class _Chat:
         options: tuple[str, ...] = getattr(self.pair[who].phrases, table)
         return self.rng.choice(options).replace("{other}", self.pair[1 - who].name)
 
+    def join(self, who: int, parts: list[str]) -> str:
+        """Sentences as one message; no separator doubles a sentence's own punctuation."""
+        text = parts[0]
+        for part in parts[1:]:
+            sep = self.pick(who, "SEP")
+            text += (" " if text[-1] in "!?.！？。…" and sep.strip() else sep) + part
+        return text
+
     def chatter(self, who: int, most: int) -> str:
         """One to `most` small-talk sentences, as people write several in one message."""
         count = self.rng.randint(1, most)
         lines = [self.pick(who, "SMALL_TALK") for _ in range(count)]
-        return self.pick(who, "SEP").join(lines) + self.pick(who, "TAILS")
+        return self.join(who, lines) + self.pick(who, "TAILS")
 
     def small_talk(self) -> None:
         """A message of small talk, a reaction, sometimes a question back and its answer."""
         a, b = (0, 1) if self.rng.random() < 0.5 else (1, 0)
-        self.say(a, self.chatter(a, 3))
+        self.say(a, self.chatter(a, 4))
         reaction = self.pick(b, "REACTIONS")
-        if self.rng.random() < 0.5:
-            reaction += self.pick(b, "SEP") + self.chatter(b, 2)
+        if self.rng.random() < 0.6:
+            reaction = self.join(b, [reaction, self.chatter(b, 3)])
         self.say(b, reaction)
         if self.rng.random() < 0.4:
             self.say(b, self.pick(b, "BACK_QUESTIONS"))
-            self.say(a, self.pick(a, "BACK_ANSWERS") + self.pick(a, "SEP") + self.chatter(a, 1))
+            self.say(a, self.join(a, [self.pick(a, "BACK_ANSWERS"), self.chatter(a, 1)]))
 
-    def echo(self, value: str) -> None:
-        """A fact's topic value mentioned in passing by either person, without the fact."""
-        a = self.rng.randrange(2)
-        text = self.pick(a, "ECHOES").replace("{v}", value)
+    def echo(self, fact: Fact) -> None:
+        """A fact's topic value mentioned in passing, without the fact, in its language."""
+        owner, other = fact.owner, 1 - fact.owner
+        same_language = self.pair[owner].phrases is self.pair[other].phrases
+        a = other if same_language and self.rng.random() < 0.5 else owner
+        text = self.pick(a, "ECHOES").replace("{v}", self.rng.choice(fact.echoes))
         if self.rng.random() < 0.5:
-            text = self.chatter(a, 1) + self.pick(a, "SEP") + text
+            text = self.join(a, [self.chatter(a, 1), text])
         self.say(a, text)
         self.say(1 - a, self.pick(1 - a, "REACTIONS"))
 
     def fact(self, fact: Fact, index: int) -> None:
         """The fact said in passing inside a longer message, then a reaction."""
         if index < 0:
-            self.echo(self.rng.choice(fact.echoes))
+            self.echo(fact)
             return
         owner, other = fact.owner, 1 - fact.owner
-        parts = []
         if self.rng.random() < 0.5:
             self.say(other, self.pick(other, "PROMPTS"))
-            parts.append(self.pick(owner, "FACT_OPENERS") + fact.texts[index])
+            parts = [self.pick(owner, "FACT_OPENERS") + fact.texts[index]]
+        elif self.rng.random() < 0.7:
+            parts = [self.chatter(owner, 2), fact.texts[index]]
         else:
-            parts.append(fact.texts[index])
-        if self.rng.random() < 0.5:
-            parts.insert(0, self.chatter(owner, 2))
-        if self.rng.random() < 0.5:
-            parts.append(self.chatter(owner, 1))
-        fact.turn_ids.append(self.say(owner, self.pick(owner, "SEP").join(parts)))
+            parts = [fact.texts[index]]
+        if self.rng.random() < 0.6:
+            parts.append(self.chatter(owner, 2))
+        fact.turn_ids.append(self.say(owner, self.join(owner, parts)))
         reaction = self.pick(other, "REACTIONS")
         if self.rng.random() < 0.5:
             reaction += self.pick(other, "JOINER") + self.pick(other, "FOLLOW_UPS")
         if self.rng.random() < 0.3:
-            reaction += self.pick(other, "SEP") + self.chatter(other, 1)
+            reaction = self.join(other, [reaction, self.chatter(other, 1)])
         self.say(other, reaction)
         if self.rng.random() < 0.4:
             self.say(owner, self.pick(owner, "SHORT_REPLIES"))
