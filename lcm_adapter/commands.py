@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from lcm_adapter.memory_text import explain_text, inspect_text, search_text, status_text
-from lcm_core.export_files import open_private, private_folder
-from lcm_core.models import TABLES
+from lcm_core.reports.files import open_private, private_folder
+from lcm_core.store.models import TABLES
 
 if TYPE_CHECKING:
     from lcm_adapter.runtime import MemoryRuntime
@@ -116,7 +116,7 @@ def _purge(runtime: MemoryRuntime, session_id: str, args: list[str]) -> CommandR
 
 def default_export_path(runtime: MemoryRuntime, session_id: str) -> Path:
     """`exports/<session>.jsonl` beside the database (or the working folder in memory)."""
-    from lcm_core.registry import parse_store_url
+    from lcm_core.store.registry import parse_store_url
 
     location = parse_store_url(runtime.store.url).location
     base = Path.cwd() if location == ":memory:" else Path(location).parent

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from lcm_core.models import Event
-from lcm_core.ports import MemoryStore
-from lcm_core.step import StepMessage
+from lcm_core.assembly.step import StepMessage
+from lcm_core.store.models import Event
+from lcm_core.store.ports import MemoryStore
 
 # Surface event types whose text the model reads.
 _MESSAGE_TYPES: Final = frozenset(

@@ -1,6 +1,6 @@
 """Plain-text answers of the host's `memory` command, laid out from the core's reports.
 
-The data comes from `lcm_core.diagnostics`, `retrieval` and `query`; this module only
+The data comes from `lcm_core.reports.diagnostics`, `retrieval` and `query`; this module only
 decides the layout, which stays plain (no colour, no tables) because a host shows it
 in a chat pane.
 """
@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from lcm_core import diagnostics
-from lcm_core.assembly_log import explain_text as render_assembly
-from lcm_core.models import AssemblyLog, ValidationLog
-from lcm_core.query import query_signals, search_terms
-from lcm_core.retrieval import ItemInspection, rank_items
+from lcm_core.assembly.log import explain_text as render_assembly
+from lcm_core.reports import diagnostics
+from lcm_core.retrieval.rank import ItemInspection, rank_items
+from lcm_core.store.models import AssemblyLog, ValidationLog
+from lcm_core.text.query import query_signals, search_terms
 
 if TYPE_CHECKING:
     from lcm_adapter.runtime import MemoryRuntime

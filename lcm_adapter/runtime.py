@@ -19,19 +19,19 @@ from typing import Any, Final
 from lcm_adapter import hostmsg
 from lcm_adapter.commands import CommandResult, run_command
 from lcm_adapter.paths import resolve_db_url
-from lcm_core.assembly import AssemblyResult, assemble
-from lcm_core.assembly_log import log_assembly
-from lcm_core.capture import CaptureReport, capture_batch, capture_event
+from lcm_core.assembly.assemble import AssemblyResult, assemble
+from lcm_core.assembly.log import log_assembly
+from lcm_core.assembly.step import StepMessage
+from lcm_core.capture.events import CaptureReport, capture_batch, capture_event
 from lcm_core.config import Config, load_config
-from lcm_core.extraction import run_extraction
-from lcm_core.models import AssemblyLog
-from lcm_core.ports import MemoryStore
-from lcm_core.preconditions import check_preconditions
-from lcm_core.registry import open_store
-from lcm_core.shown import Shown, ShownItems
-from lcm_core.skill_ingest import ingest_skills
-from lcm_core.step import StepMessage
-from lcm_core.validation import pending_repair_reminder, run_validation
+from lcm_core.extraction.run import run_extraction
+from lcm_core.retrieval.shown import Shown, ShownItems
+from lcm_core.skills.ingest import ingest_skills
+from lcm_core.store.models import AssemblyLog
+from lcm_core.store.ports import MemoryStore
+from lcm_core.store.registry import open_store
+from lcm_core.validation.preconditions import check_preconditions
+from lcm_core.validation.validate import pending_repair_reminder, run_validation
 
 SOURCE_KIND: Final = "long-conversation-memory"
 SOURCE_FORM: Final = "snapshot"

@@ -9,15 +9,15 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Final
 
-from lcm_core import diagnostics
-from lcm_core.assembly import assemble
-from lcm_core.assembly_log import to_log
+from lcm_core.assembly.assemble import assemble
+from lcm_core.assembly.log import to_log
 from lcm_core.config import Config, load_config
-from lcm_core.ports import MemoryStore
-from lcm_core.query import query_signals, search_terms
-from lcm_core.retrieval import rank_items
-from lcm_core.shown import ShownItems
-from lcm_core.skills import rule_provider
+from lcm_core.reports import diagnostics
+from lcm_core.retrieval.rank import rank_items
+from lcm_core.retrieval.shown import ShownItems
+from lcm_core.skills.select import rule_provider
+from lcm_core.store.ports import MemoryStore
+from lcm_core.text.query import query_signals, search_terms
 
 DRY_RUN_TRIGGER: Final = "dry-run"
 REF_TEXT_CHARS: Final = 80
@@ -42,7 +42,7 @@ def pick_session(store: MemoryStore, session: str | None) -> str:
 
 
 def status_data(store: MemoryStore, session_id: str, config: Config) -> dict[str, Any]:
-    """The core's status report of one session (`lcm_core.diagnostics.status`)."""
+    """The core's status report of one session (`lcm_core.reports.diagnostics.status`)."""
     return diagnostics.status(store, session_id, config).to_dict()
 
 

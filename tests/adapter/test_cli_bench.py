@@ -8,7 +8,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from lcm_adapter.cli import cli
+from lcm_adapter.cli.main import cli
 
 
 def dataset(path: Path) -> Path:

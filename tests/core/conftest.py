@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from lcm_core.models import Event, ItemChange, MemoryItem
-from lcm_core.ports import MemoryStore
+from lcm_core.store.models import Event, ItemChange, MemoryItem
+from lcm_core.store.ports import MemoryStore
 from lcm_core.testing.builders import lifecycle, make_item
 from lcm_store_sqlite import SQLiteMemoryStore
 

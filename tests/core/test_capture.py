@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from lcm_core.capture import (
+from lcm_core.capture.events import (
     GENERATED_SOURCE_KINDS,
     capture_batch,
     capture_event,
@@ -16,8 +16,8 @@ from lcm_core.capture import (
     is_user_input,
 )
 from lcm_core.config import load_config
-from lcm_core.models import MAX_EVENT_TEXT, Event
-from lcm_core.text import normalize_text, sha256_hex
+from lcm_core.store.models import MAX_EVENT_TEXT, Event
+from lcm_core.text.tokens import normalize_text, sha256_hex
 from lcm_store_sqlite import SQLiteMemoryStore
 
 SID = "sess-捕获-1"

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from lcm_core.capture import capture_batch, capture_event
+from lcm_core.capture.events import capture_batch, capture_event
 from lcm_core.config import load_config
-from lcm_core.errors import StorageFullError
-from lcm_core.models import MAX_EVENT_TEXT, Event
+from lcm_core.store.errors import StorageFullError
+from lcm_core.store.models import MAX_EVENT_TEXT, Event
 from lcm_store_sqlite import SQLiteMemoryStore
 
 SID = "s-malformed"

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from lcm_core.config import Config, load_config
-from lcm_core.diagnostics import compatibility_report, explain, inspect, status
-from lcm_core.models import AssemblyLog, Event, MemoryItem
-from lcm_core.skills import ingest_skills, set_rule_override
-from lcm_core.text import sha256_hex, stable_item_id
-from lcm_core.validation import run_validation
+from lcm_core.reports.diagnostics import compatibility_report, explain, inspect, status
+from lcm_core.skills.select import ingest_skills, set_rule_override
+from lcm_core.store.models import AssemblyLog, Event, MemoryItem
+from lcm_core.text.tokens import sha256_hex, stable_item_id
+from lcm_core.validation.validate import run_validation
 from lcm_store_sqlite import SQLiteMemoryStore
 
 SESSION = "s-diag"

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from lcm_core import lifecycle
-from lcm_core.errors import StoreConflictError, StoreNotFoundError
-from lcm_core.lifecycle import LifecycleError
-from lcm_core.models import MemoryItem
-from lcm_core.ports import MemoryStore
+from lcm_core.extraction import lifecycle
+from lcm_core.extraction.lifecycle import LifecycleError
+from lcm_core.store.errors import StoreConflictError, StoreNotFoundError
+from lcm_core.store.models import MemoryItem
+from lcm_core.store.ports import MemoryStore
 from lcm_core.testing.builders import make_item
 from lcm_store_sqlite import SQLiteMemoryStore
 

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from lcm_core.models import Event
-from lcm_core.shown import ShownItems, listed_items, quoted_seqs
+from lcm_core.retrieval.shown import ShownItems, listed_items, quoted_seqs
+from lcm_core.store.models import Event
 from lcm_store_sqlite import SQLiteMemoryStore
 
 A = "mem_0123abcd_0123456789abcdef"

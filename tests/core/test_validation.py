@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from lcm_core.config import load_config
-from lcm_core.models import Event
-from lcm_core.validation import (
+from lcm_core.store.models import Event
+from lcm_core.validation.validate import (
     REMINDER_LABEL,
     cursor_key,
     evaluate,
@@ -353,7 +353,7 @@ def test_script_dir_relative_to_base_dir_and_archived_text_is_validated(
     store: SQLiteMemoryStore, tmp_path: Path
 ) -> None:
     """A relative scriptDir resolves against base_dir; a truncated event is checked on its archived text."""
-    from lcm_core.models import ArchiveEntry
+    from lcm_core.store.models import ArchiveEntry
 
     write_script(
         tmp_path / "checks",

@@ -16,15 +16,15 @@ from typing import Any
 
 import pytest
 
-from lcm_core.assembly import AssemblyResult, assemble
-from lcm_core.assembly_log import assemble_and_log
+from lcm_core.assembly.assemble import AssemblyResult, assemble
+from lcm_core.assembly.log import assemble_and_log
+from lcm_core.assembly.step import StepMessage
 from lcm_core.config import Config, load_config
-from lcm_core.models import Rule, TaskState, ValidationLog
-from lcm_core.ports import MemoryStore
-from lcm_core.query import QuerySignals
-from lcm_core.skills import effective_rules, ingest_skills, set_rule_override
-from lcm_core.step import StepMessage
-from lcm_core.validation import pending_repair_reminder, run_validation
+from lcm_core.skills.select import effective_rules, ingest_skills, set_rule_override
+from lcm_core.store.models import Rule, TaskState, ValidationLog
+from lcm_core.store.ports import MemoryStore
+from lcm_core.text.query import QuerySignals
+from lcm_core.validation.validate import pending_repair_reminder, run_validation
 
 HERE = Path(__file__).parent
 SKILL_FIXTURES = HERE.parent.parent / "fixtures" / "skills"
