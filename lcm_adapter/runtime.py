@@ -18,11 +18,12 @@ from typing import Any, Final
 
 from lcm_adapter import hostmsg
 from lcm_adapter.commands import CommandResult, run_command
+from lcm_adapter.dsh.capture import capture_batch, capture_event
 from lcm_adapter.paths import resolve_db_url
 from lcm_core.assembly.assemble import AssemblyResult, assemble
 from lcm_core.assembly.log import log_assembly
 from lcm_core.assembly.step import StepMessage
-from lcm_core.capture.events import CaptureReport, capture_batch, capture_event
+from lcm_core.capture.events import CaptureReport
 from lcm_core.config import Config, load_config
 from lcm_core.extraction.run import run_extraction
 from lcm_core.retrieval.shown import Shown, ShownItems

@@ -3,7 +3,8 @@
 Two entry points share one path: `capture_batch` for replays and backfills (one store
 transaction per batch, bulk insert) and `capture_event` for the live `session/event`
 stream. Both are host-facing, so neither raises: every problem is counted in the
-returned `CaptureReport`. Parsing of the DSH envelope lives in `events_dsh`.
+returned `CaptureReport`. The host's envelope format is the caller's: it passes a
+`Parser` (the DSH one is `lcm_adapter.dsh.envelope.parse_envelope`).
 """
 
 from __future__ import annotations
@@ -11,9 +12,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
-from lcm_core.capture.dsh_envelope import ParsedRow, ParseResult, parse_envelope
 from lcm_core.clock import utc_now_iso
 from lcm_core.config import Config
 from lcm_core.store.models import ArchiveEntry, Event, Session
@@ -45,6 +45,33 @@ MAX_SESSION_ID_CHARS: Final = 512
 MAX_REASON_CHARS: Final = 200
 
 Clock = Callable[[], str]
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedRow:
+    """One row to store, plus the text to archive for it (None when not archived)."""
+
+    event: Event
+    archive_text: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ParseResult:
+    """What one envelope became: rows, or a rejection reason, plus repair notes."""
+
+    rows: tuple[ParsedRow, ...] = ()
+    seq: int | None = None
+    error: str | None = None
+    notes: tuple[str, ...] = ()
+    unknown_type: str | None = None
+
+
+class Parser(Protocol):
+    """Turns one host envelope into rows; pure, and never raises on bad input."""
+
+    def __call__(
+        self, session_id: str, raw: Any, *, ingested_at: str, archive_limit: int
+    ) -> ParseResult: ...
 
 
 def is_generated_kind(source_kind: str | None) -> bool:
@@ -147,15 +174,13 @@ class _Parsed:
 
 
 def _parse_all(
-    session_id: str, events: Iterable[Any], ingested_at: str, archive_limit: int
+    parse: Parser, session_id: str, events: Iterable[Any], ingested_at: str, archive_limit: int
 ) -> _Parsed:
     parsed = _Parsed([], [], [], Counter(), 0)
     for index, raw in enumerate(events):
         parsed.received += 1
         try:
-            result = parse_envelope(
-                session_id, raw, ingested_at=ingested_at, archive_limit=archive_limit
-            )
+            result = parse(session_id, raw, ingested_at=ingested_at, archive_limit=archive_limit)
         except Exception as exc:  # one odd event must not sink the batch
             result = ParseResult(error=f"unreadable event: {type(exc).__name__}")
         if result.error is not None:
@@ -220,11 +245,12 @@ def capture_batch(
     events: Iterable[Any],
     config: Config,
     *,
+    parse: Parser,
     clock: Clock | None = None,
 ) -> CaptureReport:
     """Capture many host events (a replay or backfill) in one transaction; never raises."""
     try:
-        return _capture(store, session_id, events, config, clock)
+        return _capture(store, session_id, events, config, parse, clock)
     except Exception as exc:  # host-facing: report, never raise
         return CaptureReport(errors=(CaptureIssue(-1, None, _short(f"capture failed: {exc!r}")),))
 
@@ -235,10 +261,11 @@ def capture_event(
     event: Any,
     config: Config,
     *,
+    parse: Parser,
     clock: Clock | None = None,
 ) -> CaptureReport:
     """Capture one event from the live stream; never raises, same report as a batch."""
-    return capture_batch(store, session_id, (event,), config, clock=clock)
+    return capture_batch(store, session_id, (event,), config, parse=parse, clock=clock)
 
 
 def _capture(
@@ -246,6 +273,7 @@ def _capture(
     session_id: str,
     events: Iterable[Any],
     config: Config,
+    parse: Parser,
     clock: Clock | None,
 ) -> CaptureReport:
     if not _capture_enabled(config):
@@ -254,7 +282,7 @@ def _capture(
     if problem is not None:
         return CaptureReport(errors=(CaptureIssue(-1, None, problem),))
     now = (clock or utc_now_iso)()
-    parsed = _parse_all(session_id, events, now, _archive_limit(config))
+    parsed = _parse_all(parse, session_id, events, now, _archive_limit(config))
     inserted = archived = 0
     last = -1
     errors = list(parsed.errors)

@@ -22,10 +22,9 @@ Decisions worth knowing:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any, Final
 
-from lcm_core.capture.dsh_content import (
+from lcm_adapter.dsh.content import (
     MAX_SAFE_INT,
     TYPE_HANDLERS,
     RowFields,
@@ -35,6 +34,7 @@ from lcm_core.capture.dsh_content import (
     int_field,
     label,
 )
+from lcm_core.capture.events import ParsedRow, ParseResult
 from lcm_core.store.models import MAX_EVENT_TEXT, Event
 from lcm_core.text.tokens import clamp_text, normalize_text, sha256_hex
 
@@ -105,25 +105,6 @@ PACKED_CHUNK_TYPES: Final[dict[str, tuple[str, str]]] = {
 # The host numbers events with JS safe integers; anything above cannot be a real seq.
 MAX_SEQ: Final = MAX_SAFE_INT
 MAX_TYPE_CHARS: Final = 200
-
-
-@dataclass(frozen=True, slots=True)
-class ParsedRow:
-    """One row to store, plus the text to archive for it (None when not archived)."""
-
-    event: Event
-    archive_text: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ParseResult:
-    """What one envelope became: rows, or a rejection reason, plus repair notes."""
-
-    rows: tuple[ParsedRow, ...] = ()
-    seq: int | None = None
-    error: str | None = None
-    notes: tuple[str, ...] = ()
-    unknown_type: str | None = None
 
 
 def check_seq(value: Any) -> int | None:

@@ -8,13 +8,8 @@ from typing import Any
 
 import pytest
 
-from lcm_core.capture.events import (
-    GENERATED_SOURCE_KINDS,
-    capture_batch,
-    capture_event,
-    is_generated,
-    is_user_input,
-)
+from lcm_adapter.dsh.capture import capture_batch, capture_event
+from lcm_core.capture.events import GENERATED_SOURCE_KINDS, is_generated, is_user_input
 from lcm_core.config import load_config
 from lcm_core.store.models import MAX_EVENT_TEXT, Event
 from lcm_core.text.tokens import normalize_text, sha256_hex
