@@ -15,7 +15,6 @@ from lcm_adapter.cli.base import CliState, handle_unexpected
 from lcm_adapter.paths import resolve_db_url
 
 # Modules that add commands to the group, in help order. Each defines `register(cli)`.
-# Modules another piece of work provides are skipped while they do not exist yet.
 COMMAND_MODULES: Final = (
     "lcm_adapter.cli.memory",
     "lcm_adapter.cli.admin",
@@ -68,25 +67,7 @@ def cli(ctx: click.Context, db: str | None, config_path: str | None, debug: bool
 
 def _register_all() -> None:
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:
-                continue  # that piece of work has not landed yet
-            raise
-        register = getattr(module, "register", None)
-        if callable(register):
-            register(cli)
-            continue
-        # A module without `register`: add the commands it defines at top level.
-        for value in vars(module).values():
-            callback = getattr(value, "callback", None)
-            if (
-                isinstance(value, click.Command)
-                and getattr(callback, "__module__", None) == name
-                and value.name not in cli.commands
-            ):
-                cli.add_command(value)
+        importlib.import_module(name).register(cli)
 
 
 _register_all()

@@ -79,13 +79,6 @@ class AssemblyResult:
         return sha256_hex(self.text) if self.text else None
 
 
-def no_rules(
-    store: MemoryStore, signals: QuerySignals, config: Config
-) -> tuple[list[str], list[Rule]]:
-    """The rule provider used until a skills provider is given: no skill sections."""
-    return [], []
-
-
 def _fallback_task_text(store: MemoryStore, session_id: str, newest: int | None) -> str:
     """The newest stored user-typed message, for a step whose messages carry none."""
     if newest is None:

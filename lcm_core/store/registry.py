@@ -50,7 +50,7 @@ def available_backends() -> dict[str, Callable[..., Any]]:
     return {ep.name: ep.load for ep in entry_points(group=ENTRY_POINT_GROUP)}
 
 
-def open_store(url: str, **options: Any) -> MemoryStore:
+def open_store(url: str) -> MemoryStore:
     """Open the store a URL names; a missing backend gets an install hint, not a traceback."""
     parsed = parse_store_url(url)
     loaders = available_backends()
@@ -74,5 +74,5 @@ def open_store(url: str, **options: Any) -> MemoryStore:
             f"the {parsed.scheme} backend cannot load ({exc}): "
             f"pip install '{_DISTRIBUTION}[{extra}]'"
         ) from exc
-    store: MemoryStore = factory(parsed.location, **options)
+    store: MemoryStore = factory(parsed.location)
     return store

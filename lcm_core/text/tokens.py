@@ -60,10 +60,6 @@ def stable_item_id(session_id: str, kind: str, content: str) -> str:
     return f"mem_{session_part}_{content_part}"
 
 
-def is_cjk(char: str) -> bool:
-    return CJK_RE.match(char) is not None
-
-
 def tokenize(text: str, limit: int = MAX_QUERY_TOKENS) -> list[str]:
     """Lower-cased Latin words of two or more characters plus CJK bigrams, first-seen order."""
     tokens: list[str] = []
