@@ -1,4 +1,8 @@
-"""The storage port: the primitive operations every backend implements.
+"""The storage port: the primitive operations every backend implements, grouped by role.
+
+`MemoryStore` composes the role Protocols (events and archive, items, sessions,
+skills and rules, logs, admin, lifetime); a core function asks for the narrowest
+role it needs, so a caller's signature says what it touches.
 
 Logic that can be written once over these primitives (lifecycle transitions, ranking,
 assembly) lives in the core, so a backend stays small. All methods are synchronous;
@@ -34,32 +38,9 @@ from lcm_core.store.models import (
 
 
 @runtime_checkable
-class MemoryStore(Protocol):
-    """Durable storage of events, memory items and everything derived from them.
+class EventStore(Protocol):
+    """Events (insert-or-ignore on `(session_id, seq)`) and the archive of their long text."""
 
-    Contract highlights (the conformance suite in `lcm_core.testing` checks each):
-
-    - Event writes are insert-or-ignore on `(session_id, seq)`; text longer than
-      `MAX_EVENT_TEXT` is cut and flagged `truncated`, and an empty `content_hash`
-      is filled with the SHA-256 of the stored (cut) text.
-    - `insert_item` dedupes on the active `(session_id, content_hash)` and writes a
-      `created` lifecycle row only when it inserts; an existing id with other
-      content raises `StoreConflictError`.
-    - `update_item` changes an item and appends its lifecycle row in one transaction.
-    - Search accepts any text without raising, matches each term as a literal,
-      case-insensitive substring, serves CJK and terms shorter than three
-      characters, ignores blank terms, and scores a hit as the number of distinct
-      terms it contains plus a tie-breaker in [0, 1) (the core caps it at 10).
-    - `transaction()` nests: a failure caught inside an outer transaction undoes
-      only the inner block's writes.
-    - Timestamps left empty on a model are filled by the store.
-    - Per-session filters (`stats`, `export_rows`, `purge_session`) apply to tables
-      that have a `session_id` column; skills, rules and meta are global.
-    """
-
-    url: str
-
-    # --- events --------------------------------------------------------------
     def insert_event(self, event: Event) -> bool:
         """Store one event unless `(session_id, seq)` exists; True if it was inserted."""
         ...
@@ -106,7 +87,11 @@ class MemoryStore(Protocol):
 
     def get_archive(self, session_id: str, ref: str) -> ArchiveEntry | None: ...
 
-    # --- memory items ----------------------------------------------------------
+
+@runtime_checkable
+class ItemStore(Protocol):
+    """Memory items, their links and lifecycle rows, and item search."""
+
     def insert_item(self, item: MemoryItem, *, actor: str = "extractor") -> tuple[MemoryItem, bool]:
         """Insert an item, or return the active item with the same content hash.
 
@@ -152,7 +137,11 @@ class MemoryStore(Protocol):
         """Items whose content contains any term, best first; ties in id order."""
         ...
 
-    # --- sessions, task state, checkpoints -------------------------------------
+
+@runtime_checkable
+class SessionStore(Protocol):
+    """Sessions, task state, checkpoints and the extraction retry queue."""
+
     def upsert_session(self, session: Session) -> None: ...
 
     def get_session(self, session_id: str) -> Session | None: ...
@@ -171,7 +160,20 @@ class MemoryStore(Protocol):
         """The session's cursors; a fresh `Checkpoint` if none was stored."""
         ...
 
-    # --- skills and rules ------------------------------------------------------
+    # --- extraction retry queue ------------------------------------------------
+    def record_pending(self, session_id: str, seq: int, error: str) -> PendingExtraction:
+        """Queue (or re-queue) an event whose extraction failed; attempts grows by one."""
+        ...
+
+    def list_pending(self, session_id: str | None = None) -> list[PendingExtraction]: ...
+
+    def clear_pending(self, session_id: str, seq: int) -> None: ...
+
+
+@runtime_checkable
+class SkillStore(Protocol):
+    """Skill files and versions, rules and the user's rule overrides."""
+
     def add_skill_version(self, version: SkillVersion) -> SkillVersion:
         """Store a skill version (or return the stored one with the same name and hash)."""
         ...
@@ -206,7 +208,11 @@ class MemoryStore(Protocol):
         """Overrides ordered by rule id."""
         ...
 
-    # --- logs ------------------------------------------------------------------
+
+@runtime_checkable
+class LogStore(Protocol):
+    """The assembly and validation logs."""
+
     def add_assembly_log(self, log: AssemblyLog, *, retention: int) -> int:
         """Append a log row and keep only the newest `retention` rows of its session."""
         ...
@@ -223,16 +229,11 @@ class MemoryStore(Protocol):
         """Newest first."""
         ...
 
-    # --- extraction retry queue ------------------------------------------------
-    def record_pending(self, session_id: str, seq: int, error: str) -> PendingExtraction:
-        """Queue (or re-queue) an event whose extraction failed; attempts grows by one."""
-        ...
 
-    def list_pending(self, session_id: str | None = None) -> list[PendingExtraction]: ...
+@runtime_checkable
+class AdminStore(Protocol):
+    """Meta, stats, export rows, purge and integrity: the store as a whole."""
 
-    def clear_pending(self, session_id: str, seq: int) -> None: ...
-
-    # --- meta, stats, export, purge, integrity ---------------------------------
     def get_meta(self, key: str) -> str | None: ...
 
     def set_meta(self, key: str, value: str) -> None: ...
@@ -259,12 +260,52 @@ class MemoryStore(Protocol):
         """Problems found in the stored data; an empty list means healthy."""
         ...
 
-    # --- lifetime --------------------------------------------------------------
+
+@runtime_checkable
+class Lifetime(Protocol):
+    """The store's URL, its transactions and its end."""
+
+    url: str
+
     def transaction(self) -> AbstractContextManager[None]:
         """All writes inside commit together or not at all; nesting is allowed."""
         ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class MemoryStore(
+    EventStore,
+    ItemStore,
+    SessionStore,
+    SkillStore,
+    LogStore,
+    AdminStore,
+    Lifetime,
+    Protocol,
+):
+    """Durable storage of events, memory items and everything derived from them.
+
+    Contract highlights (the conformance suite in `lcm_core.testing` checks each):
+
+    - Event writes are insert-or-ignore on `(session_id, seq)`; text longer than
+      `MAX_EVENT_TEXT` is cut and flagged `truncated`, and an empty `content_hash`
+      is filled with the SHA-256 of the stored (cut) text.
+    - `insert_item` dedupes on the active `(session_id, content_hash)` and writes a
+      `created` lifecycle row only when it inserts; an existing id with other
+      content raises `StoreConflictError`.
+    - `update_item` changes an item and appends its lifecycle row in one transaction.
+    - Search accepts any text without raising, matches each term as a literal,
+      case-insensitive substring, serves CJK and terms shorter than three
+      characters, ignores blank terms, and scores a hit as the number of distinct
+      terms it contains plus a tie-breaker in [0, 1) (the core caps it at 10).
+    - `transaction()` nests: a failure caught inside an outer transaction undoes
+      only the inner block's writes.
+    - Timestamps left empty on a model are filled by the store.
+    - Per-session filters (`stats`, `export_rows`, `purge_session`) apply to tables
+      that have a `session_id` column; skills, rules and meta are global.
+    """
 
 
 @runtime_checkable
