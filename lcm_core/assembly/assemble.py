@@ -37,6 +37,7 @@ from lcm_core.retrieval.rank import (
     insufficient_statement,
     source_seqs,
 )
+from lcm_core.retrieval.retriever import LexicalRetriever, Retriever
 from lcm_core.retrieval.shown import Shown, entry_key
 from lcm_core.skills.select import rule_provider
 from lcm_core.store.models import MemoryItem, Rule
@@ -120,6 +121,7 @@ def _notice_candidates(
     status: CompactionStatus,
     old_task_values: Sequence[str],
     max_chars: int,
+    retriever: Retriever,
 ) -> list[Candidate]:
     notices: list[Candidate] = []
     if status.notice:
@@ -134,8 +136,8 @@ def _notice_candidates(
     if disputed:
         terms = search_terms(signals)
         if terms:
-            hits = store.search_items(
-                session_id, terms, statuses=("disputed",), limit=_DISPUTED_SHOWN
+            hits = retriever.items(
+                session_id, signals, terms, statuses=("disputed",), limit=_DISPUTED_SHOWN
             )
             for hit in sorted(hits, key=lambda h: h.item.id):
                 notices.append(
@@ -179,11 +181,13 @@ def collect_candidates(
     newest: int | None,
     turn: int | None = None,
     shown: Shown | None = None,
+    retriever: Retriever | None = None,
 ) -> tuple[list[Candidate], list[Omission], list[dict[str, Any]], bool]:
     """Every entry the block could hold, in priority order, plus retrieval's omissions.
 
     Also returns the reasons for explain and whether the session holds anything at all.
     """
+    finder = retriever if retriever is not None else LexicalRetriever(store)
     max_chars = int(config.get("assembly.maxEvidenceChars"))
     text = query if query is not None else task_text(messages)
     if text is None:
@@ -200,6 +204,7 @@ def collect_candidates(
         is_visible=visible.contains_event if visible else None,
         current_turn=turn,
         shown=shown,
+        retriever=finder,
     )
     ranking, evidence = found_now.ranking, found_now.evidence
     candidates: list[Candidate] = []
@@ -237,6 +242,7 @@ def collect_candidates(
             status,
             old_task,
             max_chars,
+            finder,
         )
     )
     reasons: list[dict[str, Any]] = [
@@ -261,6 +267,7 @@ def assemble(
     rules: RuleProvider | None = None,
     trigger: str = "pre-step",
     shown: Shown | None = None,
+    retriever: Retriever | None = None,
 ) -> AssemblyResult:
     """Assemble the step's memory block; never raises (errors come back in the result).
 
@@ -268,6 +275,7 @@ def assemble(
     `shown` is what earlier memory blocks still in context list: a host runtime keeps
     it incrementally with `ShownItems`, a one-off caller reads it with
     `ShownItems().read(store, session_id)`; by default nothing counts as shown.
+    `retriever` finds the candidates (the store's lexical search by default).
     """
     config = config if config is not None else load_config()
     budget = budget_tokens(config)
@@ -275,7 +283,16 @@ def assemble(
     provider = rules if rules is not None else rule_provider
     try:
         return _assemble(
-            store, session_id, messages, config, base, query, token_meter, provider, shown
+            store,
+            session_id,
+            messages,
+            config,
+            base,
+            query,
+            token_meter,
+            provider,
+            shown,
+            retriever,
         )
     except Exception as exc:  # the host's step must go on without memory
         return AssemblyResult(
@@ -298,6 +315,7 @@ def _assemble(
     token_meter: TokenMeter | None,
     rules: RuleProvider,
     shown: Shown | None,
+    retriever: Retriever | None,
 ) -> AssemblyResult:
     cost, token_source, errors = choose_meter(token_meter)
     if shown is None:
@@ -317,6 +335,7 @@ def _assemble(
         newest=newest,
         turn=base.turn,
         shown=shown,
+        retriever=retriever,
     )
     candidates, repeated = _drop_shown_entries(candidates, shown)
     omitted = [*omitted, *repeated]

@@ -40,6 +40,7 @@ from lcm_core.retrieval.rank import (
     source_seqs,
     verbatim_text,
 )
+from lcm_core.retrieval.retriever import LexicalRetriever, Retriever
 from lcm_core.retrieval.shown import Shown
 from lcm_core.store.models import Event, MemoryItem
 from lcm_core.store.ports import MemoryStore
@@ -172,6 +173,7 @@ def gather_evidence(
     is_visible: Callable[[Event], bool] | None = None,
     anchor_seq: int | None = None,
     current_turn: int | None = None,
+    retriever: Retriever | None = None,
 ) -> EvidenceSet:
     """Sources of the ranked items, exact matches and raw turns, best first, up to the limit.
 
@@ -186,11 +188,12 @@ def gather_evidence(
             cited.setdefault(seq, []).append(ranked_item.item.id)
             cited_score.setdefault(seq, ranked_item.score)
     events = {e.seq: e for e in store.get_events(session_id, sorted(cited))} if cited else {}
+    finder = retriever if retriever is not None else LexicalRetriever(store)
     exact_terms = evidence_terms(signals)
     if exact_terms:
         types = None if "*" in evidence_types else sorted({*evidence_types, *REPORTED_TYPES})
-        for hit in store.search_events(
-            session_id, exact_terms, types=types, limit=max(limit * 3, 12)
+        for hit in finder.turns(
+            session_id, signals, exact_terms, types=types, limit=max(limit * 3, 12)
         ):
             if any(t in exact_terms for t in exact_hits(hit.event.text, signals)):
                 events.setdefault(hit.event.seq, hit.event)  # not "30" inside "300"
@@ -199,7 +202,7 @@ def gather_evidence(
     searched: dict[int, float] = {}
     if terms and limit > 0:
         types = None if "*" in evidence_types else sorted(set(evidence_types))
-        for hit in store.search_events(session_id, terms, types=types, limit=limit * 3):
+        for hit in finder.turns(session_id, signals, terms, types=types, limit=limit * 3):
             if _matches(hit.event.text, terms, signals):
                 searched[hit.event.seq] = hit.score
                 events.setdefault(hit.event.seq, hit.event)
@@ -323,6 +326,7 @@ def retrieve(
     is_visible: Callable[[Event], bool] | None = None,
     current_turn: int | None = None,
     shown: Shown | None = None,
+    retriever: Retriever | None = None,
 ) -> Retrieval:
     """Rank items, then gather their evidence and the raw turns, with one recency anchor."""
     anchor = anchor_seq_of(store, session_id) if search_terms(signals) else None
@@ -335,6 +339,7 @@ def retrieve(
         anchor_seq=anchor,
         visible_ids=visible_ids,
         shown_ids=shown.items,
+        retriever=retriever,
     )
     if shown.seqs:
         is_visible = _or_quoted_before(is_visible, shown.seqs)
@@ -348,5 +353,6 @@ def retrieve(
         is_visible=is_visible,
         anchor_seq=anchor,
         current_turn=current_turn,
+        retriever=retriever,
     )
     return Retrieval(ranking, evidence)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from lcm_core.config import Config
+from lcm_core.retrieval.retriever import LexicalRetriever, Retriever
 from lcm_core.store.models import Event, MemoryEvent, MemoryItem
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.query import QuerySignals, exact_hits, search_terms
@@ -170,8 +171,11 @@ def rank_items(
     anchor_seq: int | None = None,
     visible_ids: Callable[[Sequence[MemoryItem]], frozenset[str]] | None = None,
     shown_ids: frozenset[str] = frozenset(),
+    retriever: Retriever | None = None,
 ) -> Ranking:
     """Rank the session's active items for the query; the rest come back as omissions.
+
+    Candidates come from `retriever` (the store's lexical search by default).
 
     `visible_ids` lets assembly drop items the model can already read in this step; it
     gets candidates a chunk of `limit` at a time (so their sources are read in one
@@ -182,7 +186,8 @@ def rank_items(
     terms = search_terms(signals)
     if not terms:
         return Ranking()
-    hits = store.search_items(session_id, terms, statuses=("active",), limit=HARD_LIMIT)
+    finder = retriever if retriever is not None else LexicalRetriever(store)
+    hits = finder.items(session_id, signals, terms, statuses=("active",), limit=HARD_LIMIT)
     if anchor_seq is None:
         anchor_seq = anchor_seq_of(store, session_id)
     scored = [score_item(hit.item, hit.score, signals, config, anchor_seq) for hit in hits]
