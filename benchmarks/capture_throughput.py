@@ -187,7 +187,7 @@ def run_capture(
 
 def floor_rows(events: list[dict[str, Any]], config: Config) -> list[tuple[Any, ...]]:
     """The exact event rows capture writes, as insert parameters (built outside the timing)."""
-    limit = int(config.get("archive.maxCharsPerEvent"))
+    limit = config.archive.max_chars_per_event
     rows: list[tuple[Any, ...]] = []
     for raw in events:
         result = parse_envelope(

@@ -225,7 +225,7 @@ class MemoryRuntime:
                 step=step,
                 errors=(_short(reason),),
             )
-            retention = int(self.config.get("diagnostics.assemblyLogRetention"))
+            retention = self.config.diagnostics.assembly_log_retention
             self.store.add_assembly_log(log, retention=retention)
         except Exception as exc:  # the log is advisory; a failing store is already counted
             self._note_error(f"assembly log: {exc!r}")
@@ -253,7 +253,7 @@ class MemoryRuntime:
     # --- skills ------------------------------------------------------------------
     def refresh_skills(self, base_dir: str | None = None) -> None:
         """Ingest the SKILL.md files `skills.include` selects (nothing when it is empty)."""
-        if not self.config.get("skills.include"):
+        if not self.config.skills.include:
             return
         try:
             _call_skill_ingest(self.store, self.config, base_dir or self.cwd or os.getcwd())

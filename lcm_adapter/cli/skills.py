@@ -51,8 +51,8 @@ def skills_ingest(
     else every **/SKILL.md.
     """
     config = state(ctx).config()
-    wanted = list(include) or config.get("skills.include") or list(DEFAULT_INCLUDE)
-    skipped = list(exclude) or config.get("skills.exclude")
+    wanted = list(include) or list(config.skills.include) or list(DEFAULT_INCLUDE)
+    skipped = list(exclude) or list(config.skills.exclude)
     values = dict(config.values)
     values["skills"] = {**dict(values["skills"]), "include": wanted, "exclude": skipped}
     base = (folder or Path.cwd()).resolve()

@@ -188,7 +188,7 @@ def collect_candidates(
     Also returns the reasons for explain and whether the session holds anything at all.
     """
     finder = retriever if retriever is not None else LexicalRetriever(store)
-    max_chars = int(config.get("assembly.maxEvidenceChars"))
+    max_chars = config.assembly.max_evidence_chars
     text = query if query is not None else task_text(messages)
     if text is None:
         text = _fallback_task_text(store, session_id, newest)
@@ -342,7 +342,7 @@ def _assemble(
     # A policy notice alone is not worth a message: it says nothing about this session.
     content = [c for c in candidates if c.ref != "compaction-policy"]
     if not content:
-        if bool(config.get("assembly.skipWhenEmpty")):
+        if config.assembly.skip_when_empty:
             why = "empty session" if not has_history else "nothing relevant to inject"
             return _result(
                 base, trigger, token_source, status, newest, omitted, reasons, errors, why

@@ -61,8 +61,8 @@ def compaction_status(
     store: MemoryStore, session_id: str, last_assembly_seq: int, config: Config
 ) -> CompactionStatus:
     """Read the session's compaction events and apply the configured policy."""
-    policy = str(config.get("compatibility.compactionPolicy"))
-    reinject = bool(config.get("compatibility.reinjectAfterCompaction"))
+    policy = config.compatibility.compaction_policy
+    reinject = config.compatibility.reinject_after_compaction
     if policy == "none":
         return CompactionStatus(policy=policy, trust_summary=True, notice=NONE_POLICY_NOTICE)
     events = store.list_events(session_id, types=COMPACTION_EVENT_TYPES)

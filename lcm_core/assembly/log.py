@@ -48,7 +48,7 @@ def log_assembly(
     message_seq: int | None = None,
 ) -> int:
     """Write the log row; an injected block also moves the session's assembly cursor."""
-    retention = int(config.get("diagnostics.assemblyLogRetention"))
+    retention = config.diagnostics.assembly_log_retention
     with store.transaction():
         row_id = store.add_assembly_log(
             to_log(result, message_seq=message_seq), retention=retention

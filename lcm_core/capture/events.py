@@ -196,14 +196,14 @@ def _parse_all(
 
 def _archive_limit(config: Config) -> int:
     try:
-        return int(config.get("archive.maxCharsPerEvent"))
+        return config.archive.max_chars_per_event
     except (KeyError, TypeError, ValueError):
         return 100_000
 
 
 def _capture_enabled(config: Config) -> bool:
     try:
-        return bool(config.get("capture.enabled"))
+        return config.capture.enabled
     except (KeyError, TypeError):
         return True
 

@@ -69,12 +69,12 @@ def run_extraction(
 ) -> ExtractionReport:
     """Extract memory from a session's new messages; never raises, problems go in the report."""
     report = ExtractionReport(session_id)
-    if not config.get("extraction.enabled"):
+    if not config.extraction.enabled:
         report.skipped = True
         return report
     run = _Run(store, session_id, report, ActiveItems(store, session_id))
     try:
-        run.retry_pending(int(config.get("extraction.maxAttempts")))
+        run.retry_pending(config.extraction.max_attempts)
         run.extract_new(max(1, batch_size))
     except Exception as exc:  # the host must never see an exception from here
         report.errors.append(_describe(exc))

@@ -165,8 +165,8 @@ def compatibility_report(
     store: MemoryStore, session_id: str, config: Config
 ) -> CompatibilityReport:
     """Detect the compaction policy from the session's events and list what cannot be seen."""
-    configured = str(config.get("compatibility.compactionPolicy"))
-    reinject = bool(config.get("compatibility.reinjectAfterCompaction"))
+    configured = config.compatibility.compaction_policy
+    reinject = config.compatibility.reinject_after_compaction
     events = store.list_events(session_id, types=COMPACTION_EVENT_TYPES)
     counts = dict(
         sorted((t, sum(1 for e in events if e.type == t)) for t in {e.type for e in events})
@@ -249,8 +249,8 @@ def validation_summary(store: MemoryStore, session_id: str, config: Config) -> V
     raw_cursor = store.get_meta(cursor_key(session_id))
     logs = store.list_validation_logs(session_id, limit=1)
     return ValidationSummary(
-        checks_configured=len(config.get("validation.checks")),
-        preconditions_configured=len(config.get("validation.preconditions")),
+        checks_configured=len(config.validation.checks),
+        preconditions_configured=len(config.validation.preconditions),
         cursor=int(raw_cursor) if raw_cursor and raw_cursor.lstrip("-").isdigit() else None,
         repair_attempts=state.attempts,
         max_repair_attempts=state.max_attempts,

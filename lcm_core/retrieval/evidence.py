@@ -115,12 +115,12 @@ def score_event(
     event: Event, search_score: float, signals: QuerySignals, config: Config, anchor: int | None
 ) -> tuple[float, bool]:
     """A raw turn's score on the items' scale, and whether it earned the recency boost."""
-    weight = float(config.get("retrieval.rawEvidenceWeight"))
+    weight = config.retrieval.raw_evidence_weight
     exact = exact_hits(event.text, signals)
     score = base_score(RAW_KIND_WEIGHT, weight, search_score, len(exact), config)
     recent = is_recent(event.seq, anchor, config)
     if recent:
-        score += float(config.get("retrieval.recencyBoost"))
+        score += config.retrieval.recency_boost
     return score, recent
 
 
@@ -179,8 +179,8 @@ def gather_evidence(
 
     A raw user message of `current_turn` is the input of this very step, not history.
     """
-    evidence_types = [str(t) for t in config.get("assembly.evidenceTypes")]
-    limit = int(config.get("retrieval.evidenceLimit"))
+    evidence_types = [str(t) for t in config.assembly.evidence_types]
+    limit = config.retrieval.evidence_limit
     cited: dict[int, list[str]] = {}
     cited_score: dict[int, float] = {}
     for ranked_item in ranked:
@@ -236,9 +236,9 @@ class _Walk:
     ) -> None:
         self.store, self.signals, self.is_visible = store, signals, is_visible
         self.historical, self.current_turn = historical, current_turn
-        self.evidence_types = [str(t) for t in config.get("assembly.evidenceTypes")]
-        self.limit = int(config.get("retrieval.evidenceLimit"))
-        self.min_score = float(config.get("retrieval.minScore"))
+        self.evidence_types = [str(t) for t in config.assembly.evidence_types]
+        self.limit = config.retrieval.evidence_limit
+        self.min_score = config.retrieval.min_score
 
     def reason(self, one: _Candidate, event: Event, taken: int) -> str | None:
         """Why this candidate is not quoted, or None when it is."""

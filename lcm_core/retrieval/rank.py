@@ -112,7 +112,7 @@ def base_score(
     kind_weight: float, evidence_weight: float, search_score: float, exact: int, config: Config
 ) -> float:
     """`(kind weight + capped search + exact boost) * evidence weight`, the spec's core."""
-    boost = float(config.get("retrieval.exactMatchBoost"))
+    boost = config.retrieval.exact_match_boost
     capped_search = min(max(search_score, 0.0), SEARCH_SCORE_CAP) / SEARCH_SCORE_CAP
     score = kind_weight + capped_search + boost * min(exact, EXACT_HITS_CAP) / EXACT_HITS_CAP
     return score * evidence_weight
@@ -122,7 +122,7 @@ def is_recent(newest: int | None, anchor_seq: int | None, config: Config) -> boo
     """True when `newest` lies within `retrieval.recencyWindow` seqs of the anchor."""
     if anchor_seq is None or newest is None:
         return False
-    return anchor_seq - newest <= int(config.get("retrieval.recencyWindow"))
+    return anchor_seq - newest <= config.retrieval.recency_window
 
 
 def score_item(
@@ -146,7 +146,7 @@ def score_item(
         score *= SUPERSESSION_FACTOR
     recent = is_recent(newest_source_seq(item), anchor_seq, config)
     if recent:
-        score += float(config.get("retrieval.recencyBoost"))
+        score += config.retrieval.recency_boost
     return RankedItem(item, score, search_score, exact, recent, linked)
 
 
@@ -193,8 +193,8 @@ def rank_items(
     scored = [score_item(hit.item, hit.score, signals, config, anchor_seq) for hit in hits]
     # Equal scores: the newer statement first, then the id, so ties never depend on the store.
     scored.sort(key=lambda r: (-round(r.score, 9), -(newest_source_seq(r.item) or -1), r.item.id))
-    min_score = float(config.get("retrieval.minScore"))
-    limit = min(int(config.get("retrieval.limit")), HARD_LIMIT)
+    min_score = config.retrieval.min_score
+    limit = min(config.retrieval.limit, HARD_LIMIT)
     selected: list[RankedItem] = []
     omitted: list[Omission] = []
     on_screen: frozenset[str] = frozenset()

@@ -236,8 +236,8 @@ def ingest_skills(
     With `prune`, skills whose file is no longer selected have their rules deactivated.
     """
     report = IngestReport()
-    include = config.get("skills.include")
-    exclude = config.get("skills.exclude")
+    include = config.skills.include
+    exclude = config.skills.exclude
     try:
         files = discover_skill_files(include, exclude, base_dir)
     except OSError as exc:

@@ -191,7 +191,7 @@ def _clip(text: str, limit: int = CORE_LINE_CHARS) -> str:
 
 def resident_core(store: MemoryStore, config: Config) -> list[CoreLine]:
     """Description plus the first workflow rules of each enabled skill, skills by name."""
-    per_skill = int(config.get("skills.coreLinesPerSkill"))
+    per_skill = config.skills.core_lines_per_skill
     by_skill: dict[str, list[Rule]] = {}
     for rule in effective_rules(store):
         if rule.category == "workflow":
@@ -321,7 +321,7 @@ def rule_provider(
         picked = select_rules(
             store,
             search_terms(signals),
-            int(config.get("skills.ruleLimit")),
+            config.skills.rule_limit,
             paths=signals.paths,
             config=config,
         )

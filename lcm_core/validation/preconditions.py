@@ -100,7 +100,7 @@ def check_preconditions(
     """Decide one tool call against `validation.preconditions`; never raises."""
     errors: list[str] = []
     try:
-        rules = config.get("validation.preconditions")
+        rules = config.validation.preconditions
         paths = paths_in_args(args)
         if not rules or not paths:
             return PreconditionDecision(True)

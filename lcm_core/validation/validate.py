@@ -75,7 +75,7 @@ class RepairState:
 
 
 def _script_dir(config: Config, base_dir: str | Path | None) -> Path | None:
-    raw = str(config.get("validation.scriptDir") or "").strip()
+    raw = str(config.validation.script_dir or "").strip()
     if not raw:
         return None
     path = Path(raw).expanduser()
@@ -92,12 +92,12 @@ def evaluate(
 ) -> Evaluation:
     """Apply `validation.checks` to one text; bad settings and failing scripts become errors."""
     ctx = CheckContext(_script_dir(config, base_dir), session_id, event_seq)
-    block_default = bool(config.get("validation.blockOnViolation"))
+    block_default = config.validation.block_on_violation
     checked = skipped = 0
     deterministic = True
     violations: list[dict[str, Any]] = []
     errors: list[str] = []
-    for index, check in enumerate(config.get("validation.checks")):
+    for index, check in enumerate(config.validation.checks):
         if not isinstance(check, dict):
             errors.append(
                 f"check #{index}: expected an object, got {type(check).__name__}; skipped"
@@ -156,7 +156,7 @@ def repair_state(store: MemoryStore, session_id: str, config: Config) -> RepairS
             pending = None
     return RepairState(
         attempts=_int_meta(store, attempts_key(session_id), 0),
-        max_attempts=int(config.get("validation.maxRepairAttempts")),
+        max_attempts=config.validation.max_repair_attempts,
         pending=pending,
     )
 
@@ -226,7 +226,7 @@ def run_validation(
     logs: list[ValidationLog] = []
     try:
         cursor = _int_meta(store, cursor_key(session_id), -1)
-        if not config.get("validation.checks"):
+        if not config.validation.checks:
             newest = store.max_event_seq(session_id)
             if newest is not None and newest > cursor:
                 store.set_meta(cursor_key(session_id), str(newest))
