@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 from lcm_core.clock import utc_now_iso
 from lcm_core.store import records, rows
@@ -69,7 +69,8 @@ class InMemoryStore:
         return self._db.transaction()
 
     def close(self) -> None:
-        """Nothing to release: the data lives as long as its `MemoryDatabase`."""
+        """End this handle (its data lives on with the `MemoryDatabase`); using it then raises."""
+        self._db = cast(MemoryDatabase, _Closed())
 
     # --- events ------------------------------------------------------------------
     def insert_event(self, event: Event) -> bool:
@@ -529,3 +530,10 @@ class InMemoryStore:
         if dangling:
             problems.append(f"{dangling} memory items link to a missing successor")
         return problems
+
+
+class _Closed:
+    """Stands in for the database of a closed handle: every use raises `StoreError`."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise StoreError("the store is closed")
