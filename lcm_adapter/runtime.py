@@ -20,6 +20,7 @@ from lcm_adapter import hostmsg
 from lcm_adapter.commands import CommandResult, run_command
 from lcm_adapter.dsh.capture import capture_batch, capture_event
 from lcm_adapter.paths import resolve_db_url
+from lcm_core import usecases
 from lcm_core.assembly.assemble import AssemblyResult, assemble
 from lcm_core.assembly.log import log_assembly
 from lcm_core.assembly.step import StepMessage
@@ -225,8 +226,7 @@ class MemoryRuntime:
                 step=step,
                 errors=(_short(reason),),
             )
-            retention = self.config.diagnostics.assembly_log_retention
-            self.store.add_assembly_log(log, retention=retention)
+            usecases.record_assembly(self.store, log, self.config)
         except Exception as exc:  # the log is advisory; a failing store is already counted
             self._note_error(f"assembly log: {exc!r}")
 
@@ -300,7 +300,7 @@ def _unless_shown_this_turn(store: MemoryStore, result: AssemblyResult) -> Assem
         return result
     # Log rows are decoded whole, so read a few first: step 1 of a turn stops at once.
     for limit in SAME_TURN_LOOKBACK:
-        logs = store.list_assembly_logs(result.session_id, limit=limit)
+        logs = usecases.recent_assemblies(store, result.session_id, limit)
         for log in logs:
             if log.turn != result.turn:
                 return result

@@ -23,6 +23,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from lcm_core import usecases
+from lcm_core.capture.events import CaptureReport
+
 if TYPE_CHECKING:
     from lcm_adapter.runtime import MemoryRuntime
 
@@ -205,7 +208,7 @@ def sync_transcript(runtime: MemoryRuntime, session_id: str, transcript_path: st
     path = Path(transcript_path).expanduser()
     store = runtime.store
     key = META_PREFIX + session_id
-    cursor = Cursor.from_json(store.get_meta(key))
+    cursor = Cursor.from_json(usecases.read_cursor(store, key))
     if cursor.path != str(path) or path.stat().st_size < cursor.offset:
         cursor = Cursor(path=str(path))  # a new or replaced file: from the start
     if path.name.endswith((".zstd", ".zst")):
@@ -217,12 +220,16 @@ def sync_transcript(runtime: MemoryRuntime, session_id: str, transcript_path: st
         cursor = Cursor(cursor.path, cursor.offset, cursor.next_seq, detect_format(lines[0]))
     events = list(_envelopes(lines, cursor))
     next_seq = cursor.next_seq + (len(events) if cursor.format == CLAUDE else 0)
-    with store.transaction():
+
+    def capture() -> CaptureReport | None:
         report = runtime.on_events(session_id, events) if events else None
         fatal = [e.reason for e in (report.errors if report else ()) if e.index < 0]
         if fatal:
             raise RuntimeError(f"transcript capture failed: {fatal[0]}")
-        store.set_meta(key, Cursor(cursor.path, offset, next_seq, cursor.format).to_json())
+        return report
+
+    moved = Cursor(cursor.path, offset, next_seq, cursor.format).to_json()
+    report = usecases.capture_and_advance(store, key, moved, capture)
     return SyncReport(
         lines=len(lines),
         events=len(events),

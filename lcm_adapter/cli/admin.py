@@ -21,8 +21,7 @@ from lcm_adapter.cli.base import (
     state,
 )
 from lcm_adapter.paths import default_db_path, dsh_home
-from lcm_core.store.errors import StoreError
-from lcm_core.store.ports import MemoryStore
+from lcm_core import usecases
 from lcm_core.store.registry import available_backends, parse_store_url
 
 OPTIONAL_MODULES: Final = ("rich", "mcp", "zstandard", "duckdb")
@@ -61,18 +60,9 @@ def _version() -> str:
 
 def _compatibility(store: Any) -> dict[str, Any]:
     """What the stored sessions show about the host, and what no store can show."""
-    sessions = store.list_sessions()
-    compaction = 0
-    versions: set[str] = set()
-    for session in sessions[:STATS_SESSIONS]:
-        if session.dsh_version:
-            versions.add(session.dsh_version)
-        if store.list_events(
-            session.session_id,
-            types=("compaction/start", "compaction/summary", "compaction/end", "compaction/prune"),
-            limit=1,
-        ):
-            compaction += 1
+    sessions = usecases.sessions(store)
+    versions = {s.dsh_version for s in sessions[:STATS_SESSIONS] if s.dsh_version}
+    compaction = usecases.sessions_with_compaction(store, sessions[:STATS_SESSIONS])
     return {
         "sessions_seen": len(sessions),
         "sessions_with_compaction": compaction,
@@ -89,21 +79,19 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
     cli_state = state(ctx)
     with opened_store(ctx) as store:
         location = parse_store_url(cli_state.db).location
-        problems = store.integrity_check()
-        write_problem = _write_probe(store)
-        if write_problem:
-            problems = [*problems, write_problem]
+        checked = usecases.health(store)
+        problems = list(checked.problems)
         on_disk = location != ":memory:"
         path = Path(location)
         data: dict[str, Any] = {
-            "url": store.url,
+            "url": checked.url,
             "path": location,
-            "schema_version": store.schema_version(),
+            "schema_version": checked.schema_version,
             "integrity": problems if problems else "ok",
             "file_mode": _mode(path) if on_disk else None,
             "folder_mode": _mode(path.parent) if on_disk else None,
             "wal_mode": _mode(Path(location + "-wal")) if on_disk else None,
-            "counts": store.stats(),
+            "counts": checked.counts,
             "paths": {
                 "db_source": _db_source(ctx),
                 "dsh_home": str(dsh_home()),
@@ -120,25 +108,6 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
     emit(as_json, data, _render_doctor)
     if problems:
         ctx.exit(EXIT_FAILURE)
-
-
-class _ProbeRollback(Exception):
-    """Raised inside the write probe so its transaction never commits."""
-
-
-def _write_probe(store: MemoryStore) -> str | None:
-    """Whether the store takes writes (a read-only file or folder loses new memory).
-
-    The probe writes one meta row inside a transaction that is then rolled back.
-    """
-    try:
-        with store.transaction():
-            store.set_meta("doctor.write_probe", "1")
-            raise _ProbeRollback
-    except _ProbeRollback:
-        return None
-    except StoreError as exc:
-        return f"cannot write: {exc}"
 
 
 def _render_doctor(d: dict[str, Any]) -> str:
@@ -180,12 +149,9 @@ def purge(
     if purge_all and not yes:
         raise click.UsageError("--all deletes every session: add --yes to confirm")
     with opened_store(ctx) as store:
-        if session:
-            if store.get_session(session) is None and store.max_event_seq(session) is None:
-                fail(f"no session {session!r} in {store.url}")
-            deleted = store.purge_session(session)
-        else:
-            deleted = store.purge_all()
+        if session and not usecases.has_session(store, session):
+            fail(f"no session {session!r} in {store.url}")
+        deleted = usecases.purge(store, session or None)
     data = {
         "scope": "all" if purge_all else "session",
         "session": session,

@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from lcm_adapter import render
 from lcm_adapter.cli.base import emit, fail, json_option, opened_store
+from lcm_core import usecases
 from lcm_core.reports.export import Progress as ProgressFn
 from lcm_core.reports.export import expected_rows, export_store, stats_report
 from lcm_core.reports.files import FORMATS
@@ -51,11 +52,7 @@ def progress_bar(
 
 
 def _known_session(store: MemoryStore, session: str | None) -> None:
-    if (
-        session is not None
-        and store.get_session(session) is None
-        and store.max_event_seq(session) is None
-    ):
+    if session is not None and not usecases.has_session(store, session):
         fail(f"no session {session!r} in {store.url}")
 
 
@@ -188,10 +185,10 @@ def _report(
 def _counts_only(store: MemoryStore, session: str | None) -> dict[str, Any]:
     """What the port alone answers: rows per table and per session."""
     sessions = []
-    for found in store.list_sessions():
+    for found in usecases.sessions(store):
         if session is not None and found.session_id != session:
             continue
-        counts = store.stats(found.session_id)
+        counts = usecases.row_counts(store, found.session_id)
         sessions.append(
             {
                 "session": found.session_id,
@@ -201,7 +198,7 @@ def _counts_only(store: MemoryStore, session: str | None) -> dict[str, Any]:
                 "assembly_logs": counts.get("assembly_logs", 0),
             }
         )
-    return {"session": session, "totals": store.stats(session), "sessions": sessions}
+    return {"session": session, "totals": usecases.row_counts(store, session), "sessions": sessions}
 
 
 def _render_stats(d: dict[str, Any]) -> str:

@@ -134,7 +134,7 @@ def opened_store(ctx: click.Context) -> Iterator[MemoryStore]:
 
 def resolve_session(store: MemoryStore, session: str | None) -> str:
     """The session to use: the one given, else the most recent one; none is an error."""
-    from lcm_adapter.views import NoSessionError, pick_session
+    from lcm_core.usecases import NoSessionError, pick_session
 
     try:
         return pick_session(store, session)

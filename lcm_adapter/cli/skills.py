@@ -11,6 +11,7 @@ import click
 
 from lcm_adapter import render
 from lcm_adapter.cli.base import emit, fail, json_option, opened_store, state
+from lcm_core import usecases
 from lcm_core.config import load_config
 from lcm_core.skills.select import (
     effective_rules,
@@ -101,7 +102,7 @@ def skills_list(ctx: click.Context, as_json: bool) -> None:
                     "active_rules": counts.get(s.name, 0),
                     "description": s.description,
                 }
-                for s in store.list_skill_files()
+                for s in usecases.skill_files(store)
             ]
         }
     emit(as_json, data, _render_skills)
@@ -167,7 +168,7 @@ def rules() -> None:
 def rules_list(ctx: click.Context, skill: str | None, show_all: bool, as_json: bool) -> None:
     """Rules with category, scope and source line, overrides applied."""
     with opened_store(ctx) as store:
-        overridden = {o.rule_id for o in store.list_rule_overrides()}
+        overridden = {o.rule_id for o in usecases.rule_overrides(store)}
         found = effective_rules(store, skill_name=skill, include_inactive=show_all)
         data = {
             "rules": [
@@ -233,7 +234,7 @@ def rules_override(
         if not isinstance(parsed, dict):
             raise click.BadParameter("must be a JSON object", param_hint="--scope")
     with opened_store(ctx) as store:
-        if not any(r.id == rule_id for r in store.list_rules()):
+        if not any(r.id == rule_id for r in usecases.stored_rules(store)):
             fail(f"no rule {rule_id!r} (see `lcm rules list --all`)")
         override = set_rule_override(store, rule_id, category=category, active=active, scope=parsed)
     data = dataclasses.asdict(override)

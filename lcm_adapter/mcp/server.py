@@ -35,7 +35,6 @@ from lcm_adapter.views import (
     assemble_dry_run,
     explain_data,
     inspect_data,
-    pick_session,
     search_data,
     status_data,
 )
@@ -43,6 +42,7 @@ from lcm_core.config import Config
 from lcm_core.store.errors import StoreError
 from lcm_core.store.ports import MemoryStore
 from lcm_core.store.registry import open_store
+from lcm_core.usecases import pick_session
 
 SERVER_NAME: Final = "long-conversation-memory"
 INSTRUCTIONS: Final = (
