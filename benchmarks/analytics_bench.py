@@ -9,7 +9,7 @@ sqlite3 directly (FTS triggers and indexes are dropped during the load and put b
 FTS index stays empty, which neither stats nor export reads). `lcm export --format duckdb`
 then makes the DuckDB copy of the same data. Measured, medians of R runs:
 
-1. stats: every query of `lcm_core.analytics_sql` on SQLite and on DuckDB, same data,
+1. stats: every query of `lcm_core.reports.analytics` on SQLite and on DuckDB, same data,
    same process; per query and in total (target: DuckDB 5x faster). DuckDB runs both the
    same text as SQLite and its own variants of the two JSON-unnesting queries (what
    `lcm stats` runs). The reports must be equal, or the run fails.
@@ -41,10 +41,10 @@ from typing import Any
 import duckdb
 from analytics_data import generate  # a sibling module: benchmarks/ is sys.path[0]
 
-from lcm_core.analytics_sql import QUERIES, Query, render, run_all, shape, totals_query
-from lcm_core.export_run import export_store
-from lcm_core.models import TABLES
-from lcm_core.registry import open_store
+from lcm_core.reports.analytics import QUERIES, Query, render, run_all, shape, totals_query
+from lcm_core.reports.export import export_store
+from lcm_core.store.models import TABLES
+from lcm_core.store.registry import open_store
 
 TARGET_SPEEDUP = 5.0
 TARGET_FLOOR_SHARE = 0.25

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from lcm_core.registry import open_store
+from lcm_core.store.registry import open_store
 
 TYPES = ["user/message", "assistant/message", "tool/call", "tool/result", "step/start", "step/end"]
 WORDS = ["the", "port", "cache", "latency", "retry", "config", "tests", "deploy", "parser"]

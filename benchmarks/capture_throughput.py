@@ -5,7 +5,7 @@ Usage: python benchmarks/capture_throughput.py [--events N] [--runs R] [--batch 
 Each run writes N synthetic DSH events (EN/ZH/mixed user and assistant messages, tool
 calls and block-list results, step/turn markers, generated context) into a fresh SQLite
 file through `capture_batch` in batches of B, then runs `run_extraction` if
-`lcm_core.extraction` provides it. The floor, measured in the same process, inserts the
+`lcm_core.extraction.run` provides it. The floor, measured in the same process, inserts the
 very same rows into the same schema (triggers included) with one `executemany` in one
 transaction. Reported: median events/s of each over R runs and their ratio (target: the
 capture path reaches at least 0.30 of the floor).
@@ -26,10 +26,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from lcm_core.capture import capture_batch
+from lcm_adapter.dsh.capture import capture_batch
+from lcm_adapter.dsh.envelope import parse_envelope
 from lcm_core.config import Config, load_config
-from lcm_core.events_dsh import parse_envelope
-from lcm_core.rows import EVENT_COLUMNS, event_params
+from lcm_core.store.rows import EVENT_COLUMNS, event_params
 from lcm_store_sqlite import SQLiteMemoryStore
 
 SESSION = "bench-session"
@@ -154,9 +154,9 @@ def synthetic_events(count: int, seed: int = 7) -> list[dict[str, Any]]:
 
 
 def find_extraction() -> Callable[[Any, str, Config], Any] | None:
-    """`lcm_core.extraction.run_extraction` when another engineer has landed it, else None."""
+    """`lcm_core.extraction.run.run_extraction` when another engineer has landed it, else None."""
     try:
-        module = importlib.import_module("lcm_core.extraction")
+        module = importlib.import_module("lcm_core.extraction.run")
     except ImportError:
         return None
     runner = getattr(module, "run_extraction", None)
@@ -187,7 +187,7 @@ def run_capture(
 
 def floor_rows(events: list[dict[str, Any]], config: Config) -> list[tuple[Any, ...]]:
     """The exact event rows capture writes, as insert parameters (built outside the timing)."""
-    limit = int(config.get("archive.maxCharsPerEvent"))
+    limit = config.archive.max_chars_per_event
     rows: list[tuple[Any, ...]] = []
     for raw in events:
         result = parse_envelope(
@@ -253,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
         "batch": args.batch,
         "measured": "capture+extraction"
         if extract
-        else "capture only (lcm_core.extraction.run_extraction not found)",
+        else "capture only (lcm_core.extraction.run.run_extraction not found)",
         "capture_events_per_s": round(capture_rate),
         "floor_events_per_s": round(floor_rate),
         "ratio": round(ratio, 3),

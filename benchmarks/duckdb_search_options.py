@@ -20,7 +20,7 @@ from typing import Any
 import duckdb
 from search_corpus import make_corpus, query_terms
 
-from lcm_core.text import tokenize
+from lcm_core.text.tokens import tokenize
 
 _CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
 

@@ -44,11 +44,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lcm_core.capture import is_generated
+from lcm_core.capture.events import is_generated
 from lcm_core.config import load_config
-from lcm_core.extraction import extract_text, run_extraction
-from lcm_core.models import MEMORY_KINDS, Event, MemoryItem
-from lcm_core.text import fingerprint, normalize_text
+from lcm_core.extraction.run import extract_text, run_extraction
+from lcm_core.store.models import MEMORY_KINDS, Event, MemoryItem
+from lcm_core.text.tokens import fingerprint, normalize_text
 from lcm_store_sqlite import SQLiteMemoryStore
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[1] / "tests" / "core" / "extraction_corpus.jsonl"

@@ -30,9 +30,9 @@ from typing import Any
 
 import zstandard
 
+from lcm_adapter.dsh.ingest import ingest_paths
+from lcm_adapter.dsh.logread import Damage, read_lines
 from lcm_adapter.dsh.sample import T0, assistant, header, marker, user
-from lcm_adapter.ingest import ingest_paths
-from lcm_adapter.logread import Damage, read_lines
 from lcm_adapter.runtime import MemoryRuntime
 
 SESSION = "session-ingest-bench"

@@ -29,11 +29,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from lcm_core.assembly_log import assemble_and_log
+from lcm_core.assembly.log import assemble_and_log
+from lcm_core.assembly.step import StepMessage
 from lcm_core.config import load_config
-from lcm_core.query import query_signals, search_terms
-from lcm_core.step import StepMessage
-from lcm_core.text import fingerprint, sha256_hex, stable_item_id
+from lcm_core.text.query import query_signals, search_terms
+from lcm_core.text.tokens import fingerprint, sha256_hex, stable_item_id
 from lcm_store_sqlite import SQLiteMemoryStore
 
 EVENTS_PER_SESSION = 1000

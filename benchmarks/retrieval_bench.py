@@ -1,9 +1,9 @@
 """Retrieval quality on a conversation-QA dataset, beside a BM25 baseline over raw turns.
 
-Runs `lcm_core.bench_retrieval` on SQLite (one in-memory store per conversation) and
-ranks the raw turns with `lcm_core.bench_bm25` (Okapi BM25 as rank-bm25's BM25Okapi
+Runs `lcm_core.bench.retrieval` on SQLite (one in-memory store per conversation) and
+ranks the raw turns with `lcm_core.bench.bm25` (Okapi BM25 as rank-bm25's BM25Okapi
 computes it, standard library only, the same function `lcm bench retrieval` uses), both
-tokenised with `lcm_core.text.tokenize` (Latin words and CJK bigrams), so the comparison
+tokenised with `lcm_core.text.tokens.tokenize` (Latin words and CJK bigrams), so the comparison
 is of the ranking, not of the tokenizer. Without --dataset the synthetic set of
 `gen_conversations.py` is generated in memory. R@k is the pipeline's merged ranking
 (items and raw evidence turns by final score), items R@k the ranked items alone.
@@ -24,8 +24,8 @@ import json
 import sys
 from pathlib import Path
 
-from lcm_core.bench_bm25 import BM25Baseline
-from lcm_core.bench_retrieval import (
+from lcm_core.bench.bm25 import BM25Baseline
+from lcm_core.bench.retrieval import (
     Conversation,
     default_extractor,
     every_user_message,

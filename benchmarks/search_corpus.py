@@ -6,8 +6,8 @@ import random
 from dataclasses import dataclass
 from typing import Final
 
-from lcm_core.models import Event, MemoryItem
-from lcm_core.text import fingerprint, stable_item_id, tokenize
+from lcm_core.store.models import Event, MemoryItem
+from lcm_core.text.tokens import fingerprint, stable_item_id, tokenize
 
 _WORDS: Final = [
     "deploy",

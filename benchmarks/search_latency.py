@@ -25,7 +25,7 @@ from typing import Any
 
 from search_corpus import Corpus, make_corpus, query_terms
 
-from lcm_core.ports import MemoryStore
+from lcm_core.store.ports import MemoryStore
 from lcm_store_duckdb import DuckDBMemoryStore
 from lcm_store_sqlite import SQLiteMemoryStore
 

@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from lcm_adapter.memory_text import explain_text, inspect_text, search_text, status_text
-from lcm_core.export_files import open_private, private_folder
-from lcm_core.models import TABLES
+from lcm_core import usecases
+from lcm_core.reports.files import open_private, private_folder
+from lcm_core.store.models import TABLES
 
 if TYPE_CHECKING:
     from lcm_adapter.runtime import MemoryRuntime
@@ -101,7 +102,7 @@ def _purge(runtime: MemoryRuntime, session_id: str, args: list[str]) -> CommandR
     unknown = [a for a in args if a != "--yes"]
     if unknown:
         return CommandResult(False, f"memory: purge takes only --yes (got {unknown[0]!r})")
-    counts = runtime.store.stats(session_id)
+    counts = usecases.row_counts(runtime.store, session_id)
     if "--yes" not in args:
         return CommandResult(
             True,
@@ -109,14 +110,14 @@ def _purge(runtime: MemoryRuntime, session_id: str, args: list[str]) -> CommandR
             f"{counts.get('memory_items', 0)} memory items and all rows derived from them; "
             "run `memory purge --yes` to do it",
         )
-    deleted = runtime.store.purge_session(session_id)
+    deleted = usecases.purge(runtime.store, session_id)
     runtime.shown.forget(session_id)
     return CommandResult(True, f"purged {sum(deleted.values())} rows of session {session_id}")
 
 
 def default_export_path(runtime: MemoryRuntime, session_id: str) -> Path:
     """`exports/<session>.jsonl` beside the database (or the working folder in memory)."""
-    from lcm_core.registry import parse_store_url
+    from lcm_core.store.registry import parse_store_url
 
     location = parse_store_url(runtime.store.url).location
     base = Path.cwd() if location == ":memory:" else Path(location).parent
@@ -135,7 +136,7 @@ def export_session(runtime: MemoryRuntime, session_id: str, target: Path) -> dic
             if table == "meta":
                 continue
             n = 0
-            for row in runtime.store.export_rows(table, session_id=session_id):
+            for row in usecases.export_rows(runtime.store, table, session_id):
                 out.write(
                     json.dumps(
                         {"table": table, "row": row},

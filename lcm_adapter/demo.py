@@ -94,7 +94,7 @@ def next_step(path: Path) -> tuple[str, dict[str, Any], int | None]:
 
 def run_demo(db: str | None, config: Config) -> DemoResult:
     """Ingest the bundled session into `db` (or a temp file) and run the next pre-step."""
-    from lcm_adapter.ingest import IngestReport, ingest_file
+    from lcm_adapter.dsh.ingest import IngestReport, ingest_file
     from lcm_adapter.runtime import MemoryRuntime
 
     url = demo_db_url(db)

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from lcm_core.models import Event
-from lcm_core.ports import MemoryStore
-from lcm_core.step import StepMessage
+from lcm_core import usecases
+from lcm_core.assembly.step import StepMessage
+from lcm_core.store.models import Event
+from lcm_core.store.ports import MemoryStore
 
 # Surface event types whose text the model reads.
 _MESSAGE_TYPES: Final = frozenset(
@@ -76,7 +77,7 @@ def step_messages(
     out: list[StepMessage] = []
     if visible_seqs:
         seqs = [s for s in visible_seqs if isinstance(s, int) and not isinstance(s, bool)]
-        for event in store.get_events(session_id, seqs[-MAX_VISIBLE:]):
+        for event in usecases.step_events(store, session_id, seqs[-MAX_VISIBLE:]):
             if event.type in _MESSAGE_TYPES:
                 out.append(event_message(event))
     for raw in messages or ():

@@ -1,6 +1,6 @@
 """Plain-text answers of the host's `memory` command, laid out from the core's reports.
 
-The data comes from `lcm_core.diagnostics`, `retrieval` and `query`; this module only
+The data comes from `lcm_core.reports.diagnostics`, `retrieval` and `query`; this module only
 decides the layout, which stays plain (no colour, no tables) because a host shows it
 in a chat pane.
 """
@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from lcm_core import diagnostics
-from lcm_core.assembly_log import explain_text as render_assembly
-from lcm_core.models import AssemblyLog, ValidationLog
-from lcm_core.query import query_signals, search_terms
-from lcm_core.retrieval import ItemInspection, rank_items
+from lcm_core import usecases
+from lcm_core.assembly.log import explain_text as render_assembly
+from lcm_core.reports import diagnostics
+from lcm_core.retrieval.rank import ItemInspection
+from lcm_core.store.models import AssemblyLog, ValidationLog
 
 if TYPE_CHECKING:
     from lcm_adapter.runtime import MemoryRuntime
@@ -150,18 +150,15 @@ def inspect_text(runtime: MemoryRuntime, ref: str) -> str | None:
 
 def search_text(runtime: MemoryRuntime, session_id: str, query: str, limit: int) -> str:
     """Ranked memory items for the words, then matching raw events."""
-    store = runtime.store
-    signals = query_signals(query)
-    ranking = rank_items(store, session_id, signals, runtime.config)
+    found = usecases.search(runtime.store, session_id, query, runtime.config, limit)
     lines = [f"memory items for {query!r}:"]
     lines.extend(
         f"  {r.score:.3f}  {r.item.id}  [{r.item.kind}] {_clip(r.item.content, 160)}"
-        for r in ranking.selected[:limit]
+        for r in found.items
     )
-    if not ranking.selected:
+    if not found.items:
         lines.append("  (none)")
-    terms = search_terms(signals)
-    hits = store.search_events(session_id, terms, limit=limit) if terms else []
+    hits = found.events
     lines.append("events:")
     lines.extend(f"  seq:{h.event.seq}  {h.event.type}  {_clip(h.event.text, 160)}" for h in hits)
     if not hits:

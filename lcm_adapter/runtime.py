@@ -18,20 +18,22 @@ from typing import Any, Final
 
 from lcm_adapter import hostmsg
 from lcm_adapter.commands import CommandResult, run_command
+from lcm_adapter.dsh.capture import capture_batch, capture_event
 from lcm_adapter.paths import resolve_db_url
-from lcm_core.assembly import AssemblyResult, assemble
-from lcm_core.assembly_log import log_assembly
-from lcm_core.capture import CaptureReport, capture_batch, capture_event
+from lcm_core import usecases
+from lcm_core.assembly.assemble import AssemblyResult, assemble
+from lcm_core.assembly.log import log_assembly
+from lcm_core.assembly.step import StepMessage
+from lcm_core.capture.events import CaptureReport
 from lcm_core.config import Config, load_config
-from lcm_core.extraction import run_extraction
-from lcm_core.models import AssemblyLog
-from lcm_core.ports import MemoryStore
-from lcm_core.preconditions import check_preconditions
-from lcm_core.registry import open_store
-from lcm_core.shown import Shown, ShownItems
-from lcm_core.skill_ingest import ingest_skills
-from lcm_core.step import StepMessage
-from lcm_core.validation import pending_repair_reminder, run_validation
+from lcm_core.extraction.run import run_extraction
+from lcm_core.retrieval.shown import Shown, ShownItems
+from lcm_core.skills.ingest import ingest_skills
+from lcm_core.store.models import AssemblyLog
+from lcm_core.store.ports import MemoryStore
+from lcm_core.store.registry import open_store
+from lcm_core.validation.preconditions import check_preconditions
+from lcm_core.validation.validate import pending_repair_reminder, run_validation
 
 SOURCE_KIND: Final = "long-conversation-memory"
 SOURCE_FORM: Final = "snapshot"
@@ -224,8 +226,7 @@ class MemoryRuntime:
                 step=step,
                 errors=(_short(reason),),
             )
-            retention = int(self.config.get("diagnostics.assemblyLogRetention"))
-            self.store.add_assembly_log(log, retention=retention)
+            usecases.record_assembly(self.store, log, self.config)
         except Exception as exc:  # the log is advisory; a failing store is already counted
             self._note_error(f"assembly log: {exc!r}")
 
@@ -252,7 +253,7 @@ class MemoryRuntime:
     # --- skills ------------------------------------------------------------------
     def refresh_skills(self, base_dir: str | None = None) -> None:
         """Ingest the SKILL.md files `skills.include` selects (nothing when it is empty)."""
-        if not self.config.get("skills.include"):
+        if not self.config.skills.include:
             return
         try:
             _call_skill_ingest(self.store, self.config, base_dir or self.cwd or os.getcwd())
@@ -299,7 +300,7 @@ def _unless_shown_this_turn(store: MemoryStore, result: AssemblyResult) -> Assem
         return result
     # Log rows are decoded whole, so read a few first: step 1 of a turn stops at once.
     for limit in SAME_TURN_LOOKBACK:
-        logs = store.list_assembly_logs(result.session_id, limit=limit)
+        logs = usecases.recent_assemblies(store, result.session_id, limit)
         for log in logs:
             if log.turn != result.turn:
                 return result

@@ -9,40 +9,21 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Final
 
-from lcm_core import diagnostics
-from lcm_core.assembly import assemble
-from lcm_core.assembly_log import to_log
+from lcm_core import usecases
+from lcm_core.assembly.assemble import assemble
+from lcm_core.assembly.log import to_log
 from lcm_core.config import Config, load_config
-from lcm_core.ports import MemoryStore
-from lcm_core.query import query_signals, search_terms
-from lcm_core.retrieval import rank_items
-from lcm_core.shown import ShownItems
-from lcm_core.skills import rule_provider
+from lcm_core.reports import diagnostics
+from lcm_core.retrieval.shown import ShownItems
+from lcm_core.skills.select import rule_provider
+from lcm_core.store.ports import MemoryStore
+from lcm_core.usecases import describe_refs
 
 DRY_RUN_TRIGGER: Final = "dry-run"
-REF_TEXT_CHARS: Final = 80
-
-
-class NoSessionError(LookupError):
-    """The store has no such session, or no session at all."""
-
-
-def pick_session(store: MemoryStore, session: str | None) -> str:
-    """The session given (it must exist), else the most recently updated one."""
-    if session:
-        if store.get_session(session) is None and store.max_event_seq(session) is None:
-            raise NoSessionError(f"no session {session!r} in {store.url}")
-        return session
-    sessions = store.list_sessions()
-    if not sessions:
-        raise NoSessionError(
-            f"no sessions in {store.url} yet: run `lcm demo` or `lcm ingest PATH` first"
-        )
-    return sessions[0].session_id
 
 
 def status_data(store: MemoryStore, session_id: str, config: Config) -> dict[str, Any]:
-    """The core's status report of one session (`lcm_core.diagnostics.status`)."""
+    """The core's status report of one session (`lcm_core.reports.diagnostics.status`)."""
     return diagnostics.status(store, session_id, config).to_dict()
 
 
@@ -53,25 +34,8 @@ def explain_data(store: MemoryStore, session_id: str, config: Config) -> dict[st
         return None
     data = report.to_dict()
     omitted = report.assembly.omitted if report.assembly is not None else ()
-    data["ref_text"] = ref_texts(store, session_id, [str(o.get("ref", "")) for o in omitted])
+    data["ref_text"] = describe_refs(store, session_id, [str(o.get("ref", "")) for o in omitted])
     return data
-
-
-def ref_texts(store: MemoryStore, session_id: str, refs: list[str]) -> dict[str, str]:
-    """A short text for each item id or `seq:N` ref, so a person sees what a ref stands for."""
-    out: dict[str, str] = {}
-    for ref in dict.fromkeys(refs):
-        text: str | None = None
-        if ref.startswith("mem_"):
-            item = store.get_item(ref)
-            text = item.content if item is not None else None
-        elif ref.startswith("seq:") and ref[4:].isdigit():
-            event = store.get_event(session_id, int(ref[4:]))
-            text = f"{event.type}: {event.text}" if event is not None else None
-        if text:
-            flat = " ".join(text.split())
-            out[ref] = flat if len(flat) <= REF_TEXT_CHARS else flat[: REF_TEXT_CHARS - 1] + "…"
-    return out
 
 
 def inspect_data(store: MemoryStore, ref: str) -> dict[str, Any] | None:
@@ -84,14 +48,11 @@ def search_data(
     store: MemoryStore, session_id: str, query: str, config: Config, limit: int
 ) -> dict[str, Any]:
     """Ranked active items, then raw events containing the query's terms."""
-    signals = query_signals(query)
-    ranking = rank_items(store, session_id, signals, config)
-    terms = search_terms(signals)
-    hits = store.search_events(session_id, terms, limit=limit) if terms else []
+    found = usecases.search(store, session_id, query, config, limit)
     return {
         "session": session_id,
         "query": query,
-        "terms": list(terms),
+        "terms": list(found.terms),
         "items": [
             {
                 "id": r.item.id,
@@ -102,7 +63,7 @@ def search_data(
                 "content": r.item.content,
                 "source_refs": list(r.item.source_refs),
             }
-            for r in ranking.selected[:limit]
+            for r in found.items
         ],
         "events": [
             {
@@ -113,7 +74,7 @@ def search_data(
                 "score": round(h.score, 4),
                 "text": h.event.text,
             }
-            for h in hits
+            for h in found.events
         ],
     }
 
@@ -160,5 +121,5 @@ def assemble_dry_run(
         "item_ids": list(result.item_ids),
         "evidence_refs": list(result.evidence_refs),
         "explain": explained,
-        "ref_text": ref_texts(store, session_id, refs),
+        "ref_text": describe_refs(store, session_id, refs),
     }

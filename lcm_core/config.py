@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Final
 
 
@@ -96,14 +96,165 @@ LIMITS: Final[dict[str, Limit]] = {
 }
 
 
+def _camel(name: str) -> str:
+    """The file's key for a field: `max_chars_per_event` is `maxCharsPerEvent`."""
+    head, *rest = name.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+class _Section:
+    """Builds a typed section from its checked mapping (leaves already type-checked)."""
+
+    @classmethod
+    def of(cls, values: Mapping[str, Any]) -> Any:
+        kwargs: dict[str, Any] = {}
+        for item in fields(cls):  # type: ignore[arg-type]
+            raw = values[_camel(item.name)]
+            kind = str(item.type)  # annotations are strings under `from __future__`
+            if kind.startswith("tuple"):
+                kwargs[item.name] = tuple(copy.deepcopy(raw))  # lists are the caller's own
+            else:
+                kwargs[item.name] = _CASTS[kind](raw)
+        return cls(**kwargs)
+
+
+_CASTS: Final[dict[str, Any]] = {"int": int, "float": float, "bool": bool, "str": str}
+
+
+@dataclass(frozen=True, slots=True)
+class CaptureSettings(_Section):
+    """`capture.*`: whether host events are stored at all."""
+
+    enabled: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ArchiveSettings(_Section):
+    """`archive.*`: how much text one event may keep before the rest goes to the archive."""
+
+    max_chars_per_event: int
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractionSettings(_Section):
+    """`extraction.*`: whether memory is derived, and how often a failed event is retried."""
+
+    enabled: bool
+    max_attempts: int
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievalSettings(_Section):
+    """`retrieval.*`: the weights and limits of ranking and raw evidence."""
+
+    min_score: float
+    limit: int
+    exact_match_boost: float
+    recency_boost: float
+    recency_window: int
+    evidence_limit: int
+    raw_evidence_weight: float
+    ablate: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AssemblySettings(_Section):
+    """`assembly.*`: the budget and what the block may quote."""
+
+    soft_budget_tokens: int
+    min_budget_tokens: int
+    skip_when_empty: bool
+    evidence_types: tuple[Any, ...]
+    max_evidence_chars: int
+
+
+@dataclass(frozen=True, slots=True)
+class DiagnosticsSettings(_Section):
+    """`diagnostics.*`: how many assembly log rows a session keeps."""
+
+    assembly_log_retention: int
+
+
+@dataclass(frozen=True, slots=True)
+class CompatibilitySettings(_Section):
+    """`compatibility.*`: the host's compaction policy and re-injection after it."""
+
+    compaction_policy: str
+    reinject_after_compaction: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SkillsSettings(_Section):
+    """`skills.*`: which SKILL.md files are read and how much of them assembly uses."""
+
+    include: tuple[Any, ...]
+    exclude: tuple[Any, ...]
+    core_lines_per_skill: int
+    rule_limit: int
+
+
+@dataclass(frozen=True, slots=True)
+class ValidationSettings(_Section):
+    """`validation.*`: post-step checks, tool preconditions and repair attempts."""
+
+    checks: tuple[Any, ...]
+    preconditions: tuple[Any, ...]
+    block_on_violation: bool
+    max_repair_attempts: int
+    script_dir: str
+
+
+@dataclass(frozen=True, slots=True)
+class HostSettings(_Section):
+    """`host.*`: how long a pre-step may take before the step goes on without memory."""
+
+    pre_step_deadline_ms: int
+
+
+# Config attribute -> (file key, typed section).
+_SECTIONS: Final[dict[str, tuple[str, type[_Section]]]] = {
+    "capture": ("capture", CaptureSettings),
+    "archive": ("archive", ArchiveSettings),
+    "extraction": ("extraction", ExtractionSettings),
+    "retrieval": ("retrieval", RetrievalSettings),
+    "assembly": ("assembly", AssemblySettings),
+    "diagnostics": ("diagnostics", DiagnosticsSettings),
+    "compatibility": ("compatibility", CompatibilitySettings),
+    "skills": ("skills", SkillsSettings),
+    "validation": ("validation", ValidationSettings),
+    "host": ("host", HostSettings),
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Config:
-    """A checked configuration; read leaves with `config.get("assembly.softBudgetTokens")`."""
+    """A checked configuration, read as typed sections: `config.assembly.soft_budget_tokens`.
+
+    `values` keeps the file's shape (camelCase keys) for `to_json` and for deriving a
+    changed config; the sections are built from it once, when the config is made.
+    """
 
     values: Mapping[str, Any]
     warnings: tuple[str, ...] = field(default=())
+    data_dir: str = field(init=False, compare=False, repr=False)
+    capture: CaptureSettings = field(init=False, compare=False, repr=False)
+    archive: ArchiveSettings = field(init=False, compare=False, repr=False)
+    extraction: ExtractionSettings = field(init=False, compare=False, repr=False)
+    retrieval: RetrievalSettings = field(init=False, compare=False, repr=False)
+    assembly: AssemblySettings = field(init=False, compare=False, repr=False)
+    diagnostics: DiagnosticsSettings = field(init=False, compare=False, repr=False)
+    compatibility: CompatibilitySettings = field(init=False, compare=False, repr=False)
+    skills: SkillsSettings = field(init=False, compare=False, repr=False)
+    validation: ValidationSettings = field(init=False, compare=False, repr=False)
+    host: HostSettings = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "data_dir", str(self.values["dataDir"]))
+        for name, (key, section) in _SECTIONS.items():
+            object.__setattr__(self, name, section.of(self.values[key]))
 
     def get(self, dotted: str) -> Any:
+        """One leaf by its file path (`"assembly.softBudgetTokens"`), for tools and tests."""
         node: Any = self.values
         for part in dotted.split("."):
             node = node[part]
@@ -188,9 +339,7 @@ def load_config(overrides: Mapping[str, Any] | None = None) -> Config:
 
 def budget_tokens(config: Config) -> int:
     """The assembly budget: the larger of the soft and the minimum budget."""
-    return max(
-        int(config.get("assembly.minBudgetTokens")), int(config.get("assembly.softBudgetTokens"))
-    )
+    return max(config.assembly.min_budget_tokens, config.assembly.soft_budget_tokens)
 
 
 def json_schema() -> dict[str, Any]:

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 import duckdb
 
-from lcm_core.errors import StoreError
-from lcm_core.models import EXPORT_ORDER, SCHEMA_VERSION, SESSION_TABLES, TABLES
+from lcm_core.store.errors import StoreError
+from lcm_core.store.models import EXPORT_ORDER, SCHEMA_VERSION, SESSION_TABLES, TABLES
 from lcm_store_duckdb.connection import translate
 from lcm_store_duckdb.fetch import fetch_dict, fetch_dicts
 from lcm_store_duckdb.schema import SEARCH_TABLES

@@ -1,6 +1,6 @@
 """Bulk load, Parquet export and the stats report of the DuckDB store (export and analytics).
 
-The report's SQL lives in `lcm_core.analytics_sql`, so SQLite can run the very same text
+The report's SQL lives in `lcm_core.reports.analytics`, so SQLite can run the very same text
 (benchmarks/analytics_bench.py compares them). Here it runs over this store's tables, or
 over an export: a DuckDB file attached read-only, or a folder of Parquet or JSONL files
 read in place.
@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 import duckdb
 
-from lcm_core.analytics_sql import build_report
-from lcm_core.errors import StoreError
-from lcm_core.export_files import read_manifest
-from lcm_core.models import EXPORT_ORDER, SCHEMA_VERSION, SESSION_TABLES, TABLES
+from lcm_core.reports.analytics import build_report
+from lcm_core.reports.files import read_manifest
+from lcm_core.store.errors import StoreError
+from lcm_core.store.models import EXPORT_ORDER, SCHEMA_VERSION, SESSION_TABLES, TABLES
 from lcm_store_duckdb import bulk
 
 if TYPE_CHECKING:

@@ -19,8 +19,8 @@ from typing import Any, Final
 
 import duckdb
 
-from lcm_core.errors import StoreError, StoreUnavailableError
-from lcm_core.models import TABLES
+from lcm_core.store.errors import StoreError, StoreUnavailableError
+from lcm_core.store.models import TABLES
 from lcm_store_duckdb.search import fold, trigram_count
 
 CHUNK_ROWS: Final = 10_000

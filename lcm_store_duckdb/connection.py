@@ -13,7 +13,7 @@ from typing import Any, Final
 import duckdb
 
 from lcm_core.clock import utc_now_iso
-from lcm_core.errors import (
+from lcm_core.store.errors import (
     ReadOnlyStoreError,
     SchemaVersionError,
     StorageFullError,
@@ -22,7 +22,7 @@ from lcm_core.errors import (
     StoreError,
     StoreOpenError,
 )
-from lcm_core.models import SCHEMA_VERSION
+from lcm_core.store.models import SCHEMA_VERSION
 from lcm_store_duckdb.schema import MIGRATIONS
 from lcm_store_duckdb.undo import UndoLog
 

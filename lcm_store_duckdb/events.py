@@ -6,10 +6,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
-from lcm_core import rows
 from lcm_core.clock import utc_now_iso
-from lcm_core.models import MAX_EVENT_TEXT, ArchiveEntry, Event, EventHit
-from lcm_core.text import clamp_text, scrub_surrogates, sha256_hex
+from lcm_core.store import rows
+from lcm_core.store.models import MAX_EVENT_TEXT, ArchiveEntry, Event, EventHit
+from lcm_core.text.tokens import clamp_text, scrub_surrogates, sha256_hex
 from lcm_store_duckdb.fetch import fetch_dict, fetch_dicts
 from lcm_store_duckdb.search import fold, run_search, trigram_count
 

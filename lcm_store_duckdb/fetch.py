@@ -1,4 +1,4 @@
-"""Reading DuckDB results as column -> value dicts, the shape `lcm_core.rows` converts."""
+"""Reading DuckDB results as column -> value dicts, the shape `lcm_core.store.rows` converts."""
 
 from __future__ import annotations
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from lcm_core import rows
 from lcm_core.clock import utc_now_iso
-from lcm_core.models import (
+from lcm_core.store import rows
+from lcm_core.store.models import (
     AssemblyLog,
     Checkpoint,
     PendingExtraction,

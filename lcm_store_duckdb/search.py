@@ -1,4 +1,4 @@
-"""Substring search over the folded side tables, scored as `lcm_core.text.score_matches` does.
+"""Substring search over the folded side tables, scored as `lcm_core.text.tokens.score_matches` does.
 
 No extension is needed: the `fts` extension downloads at run time, no wheel of it exists
 for DuckDB 2.0, and it indexes stemmed words, not the literal substrings (CJK included)
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from lcm_core.text import MIN_INDEXED_TERM_CHARS, relevance, search_terms
+from lcm_core.text.tokens import MIN_INDEXED_TERM_CHARS, relevance, search_terms
 from lcm_store_duckdb.fetch import fetch_dicts
 from lcm_store_duckdb.schema import SEARCH_TABLES
 

@@ -10,16 +10,16 @@ from typing import Any
 
 import duckdb
 
-from lcm_core import rows
 from lcm_core.clock import utc_now_iso
-from lcm_core.errors import StoreConflictError, StoreNotFoundError
-from lcm_core.models import (
+from lcm_core.store import rows
+from lcm_core.store.errors import StoreConflictError, StoreNotFoundError
+from lcm_core.store.models import (
     ItemChange,
     ItemHit,
     MemoryEvent,
     MemoryItem,
 )
-from lcm_core.text import scrub_surrogates
+from lcm_core.text.tokens import scrub_surrogates
 from lcm_store_duckdb.analytics import AnalyticsMixin
 from lcm_store_duckdb.connection import Connection
 from lcm_store_duckdb.events import EventsMixin

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from lcm_core.clock import utc_now_iso
-from lcm_core.errors import (
+from lcm_core.store.errors import (
     ReadOnlyStoreError,
     SchemaVersionError,
     StorageFullError,
@@ -19,7 +19,7 @@ from lcm_core.errors import (
     StoreError,
     StoreOpenError,
 )
-from lcm_core.models import SCHEMA_VERSION
+from lcm_core.store.models import SCHEMA_VERSION
 from lcm_store_sqlite.schema import MIGRATIONS
 
 BUSY_TIMEOUT_MS = 5000

@@ -6,10 +6,10 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from lcm_core import rows
 from lcm_core.clock import utc_now_iso
-from lcm_core.errors import StoreError
-from lcm_core.models import (
+from lcm_core.store import rows
+from lcm_core.store.errors import StoreError
+from lcm_core.store.models import (
     EXPORT_ORDER,
     SCHEMA_VERSION,
     SESSION_TABLES,

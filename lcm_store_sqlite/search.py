@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lcm_core.text import MIN_INDEXED_TERM_CHARS, search_terms
+from lcm_core.text.tokens import MIN_INDEXED_TERM_CHARS, search_terms
 
 
 @dataclass(frozen=True, slots=True)

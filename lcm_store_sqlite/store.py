@@ -9,10 +9,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from lcm_core import rows
 from lcm_core.clock import utc_now_iso
-from lcm_core.errors import StoreConflictError, StoreNotFoundError
-from lcm_core.models import (
+from lcm_core.store import rows
+from lcm_core.store.errors import StoreConflictError, StoreNotFoundError
+from lcm_core.store.models import (
     MAX_EVENT_TEXT,
     ArchiveEntry,
     Event,
@@ -22,7 +22,7 @@ from lcm_core.models import (
     MemoryEvent,
     MemoryItem,
 )
-from lcm_core.text import clamp_text, score_matches, scrub_surrogates, sha256_hex
+from lcm_core.text.tokens import clamp_text, score_matches, scrub_surrogates, sha256_hex
 from lcm_store_sqlite.connection import Connection
 from lcm_store_sqlite.records import RecordsMixin
 from lcm_store_sqlite.search import SplitTerms, contains_clause, fts_phrase, split_terms

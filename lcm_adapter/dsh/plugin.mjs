@@ -2,7 +2,7 @@
 //
 // Written for this project; it imports only Node built-ins, because a loose plugin file
 // cannot import @deepseek-ai/* packages. All memory logic lives in the sidecar
-// (`python -m lcm_adapter.sidecar`, the same thing as `lcm serve`), reached over
+// (`python -m lcm_adapter.dsh.sidecar`, the same thing as `lcm serve`), reached over
 // newline-delimited JSON-RPC on its stdio. The rules this file keeps:
 //
 // - The host never waits on capture: session events are notifications, written in order.
@@ -262,9 +262,9 @@ export function apply(ctx, config = {}) {
   const deadlineMs = clampDeadline(config.deadlineMs ?? settings?.host?.preStepDeadlineMs)
   const hideVisible = config.hideVisible === true
   const commandTimeoutMs = Math.max(deadlineMs, Number(config.commandTimeoutMs) || DEFAULT_COMMAND_TIMEOUT_MS)
-  // `command` (an argv list) replaces the default `<python> -m lcm_adapter.sidecar --db <db>`.
+  // `command` (an argv list) replaces the default `<python> -m lcm_adapter.dsh.sidecar --db <db>`.
   const custom = Array.isArray(config.command) && config.command.length && config.command.every((a) => typeof a === 'string')
-  const args = custom ? config.command.slice(1) : ['-m', 'lcm_adapter.sidecar']
+  const args = custom ? config.command.slice(1) : ['-m', 'lcm_adapter.dsh.sidecar']
   if (typeof config.db === 'string' && config.db) args.push('--db', config.db)
   const python = typeof config.python === 'string' && config.python ? config.python : 'python3'
   const sidecar = new Sidecar({

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from lcm_core.models import SCHEMA_VERSION, TABLES
-from lcm_core.ports import MemoryStore
+from lcm_core.store.models import SCHEMA_VERSION, TABLES
+from lcm_core.store.ports import MemoryStore
 from lcm_core.testing.base import StoreContractBase
 from lcm_core.testing.builders import POPULATED_COUNTS, make_event, make_item, populate
 

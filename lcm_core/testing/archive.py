@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from lcm_core.models import ArchiveEntry
-from lcm_core.ports import MemoryStore
+from lcm_core.store.models import ArchiveEntry
+from lcm_core.store.ports import MemoryStore
 from lcm_core.testing.base import StoreContractBase
 from lcm_core.testing.builders import MIXED
 

@@ -8,7 +8,7 @@ from typing import ClassVar
 
 import pytest
 
-from lcm_core.ports import MemoryStore
+from lcm_core.store.ports import MemoryStore
 
 StoreFactory = Callable[[], MemoryStore]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from lcm_core.models import (
+from lcm_core.store.models import (
     ArchiveEntry,
     AssemblyLog,
     Checkpoint,
@@ -20,8 +20,8 @@ from lcm_core.models import (
     TaskState,
     ValidationLog,
 )
-from lcm_core.ports import MemoryStore
-from lcm_core.text import fingerprint, sha256_hex, stable_item_id
+from lcm_core.store.ports import MemoryStore
+from lcm_core.text.tokens import fingerprint, sha256_hex, stable_item_id
 
 # Text in several scripts that every round trip must return unchanged.
 CHINESE: Final = "预算不超过3000元（含税）"

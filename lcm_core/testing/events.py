@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from lcm_core.models import MAX_EVENT_TEXT, Event
-from lcm_core.ports import MemoryStore
+from lcm_core.store.models import MAX_EVENT_TEXT, Event
+from lcm_core.store.ports import MemoryStore
 from lcm_core.testing.base import StoreContractBase
 from lcm_core.testing.builders import CHINESE, MIXED, make_event
-from lcm_core.text import sha256_hex
+from lcm_core.text.tokens import sha256_hex
 
 
 class EventContract(StoreContractBase):

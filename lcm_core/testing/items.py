@@ -6,9 +6,9 @@ import dataclasses
 
 import pytest
 
-from lcm_core.errors import StoreConflictError
-from lcm_core.models import MemoryItem
-from lcm_core.ports import MemoryStore
+from lcm_core.store.errors import StoreConflictError
+from lcm_core.store.models import MemoryItem
+from lcm_core.store.ports import MemoryStore
 from lcm_core.testing.base import StoreContractBase
 from lcm_core.testing.builders import CHINESE, make_item, supersede
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from lcm_core.errors import StoreConflictError, StoreNotFoundError
-from lcm_core.models import ItemChange, MemoryEvent
-from lcm_core.ports import MemoryStore
+from lcm_core.store.errors import StoreConflictError, StoreNotFoundError
+from lcm_core.store.models import ItemChange, MemoryEvent
+from lcm_core.store.ports import MemoryStore
 from lcm_core.testing.base import StoreContractBase
 from lcm_core.testing.builders import lifecycle, make_item, supersede
 

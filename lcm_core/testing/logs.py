@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from lcm_core.models import AssemblyLog, ValidationLog
-from lcm_core.ports import MemoryStore
+from lcm_core.store.models import AssemblyLog, ValidationLog
+from lcm_core.store.ports import MemoryStore
 from lcm_core.testing.base import StoreContractBase
 from lcm_core.testing.builders import CHINESE
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from lcm_core.models import EventHit, ItemChange, ItemHit
-from lcm_core.ports import MemoryStore
+from lcm_core.store.models import EventHit, ItemChange, ItemHit
+from lcm_core.store.ports import MemoryStore
 from lcm_core.testing.base import StoreContractBase
 from lcm_core.testing.builders import CHINESE, MIXED, lifecycle, make_event, make_item, supersede
 

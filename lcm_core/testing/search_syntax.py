@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lcm_core.ports import MemoryStore
+from lcm_core.store.ports import MemoryStore
 from lcm_core.testing.base import StoreContractBase
 from lcm_core.testing.builders import CHINESE, make_event, make_item
 from lcm_core.testing.search import event_seqs, item_ids

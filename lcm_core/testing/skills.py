@@ -5,10 +5,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from lcm_core.models import Rule, RuleOverride, SkillFile, SkillVersion
-from lcm_core.ports import MemoryStore
+from lcm_core.store.models import Rule, RuleOverride, SkillFile, SkillVersion
+from lcm_core.store.ports import MemoryStore
 from lcm_core.testing.base import StoreContractBase
-from lcm_core.text import sha256_hex
+from lcm_core.text.tokens import sha256_hex
 
 T0 = "2025-01-01T00:00:00.000+00:00"
 

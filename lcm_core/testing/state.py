@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from lcm_core.models import Checkpoint, Session, TaskState
-from lcm_core.ports import MemoryStore
+from lcm_core.store.models import Checkpoint, Session, TaskState
+from lcm_core.store.ports import MemoryStore
 from lcm_core.testing.base import StoreContractBase
 from lcm_core.testing.builders import CHINESE
 

@@ -7,9 +7,9 @@ from typing import cast
 
 import pytest
 
-from lcm_core.errors import StoreConflictError
-from lcm_core.models import SCHEMA_VERSION, ArchiveEntry, ItemChange, TaskState
-from lcm_core.ports import MemoryStore, SupportsBackup, SupportsSharedFile, SupportsVacuum
+from lcm_core.store.errors import StoreConflictError
+from lcm_core.store.models import SCHEMA_VERSION, ArchiveEntry, ItemChange, TaskState
+from lcm_core.store.ports import MemoryStore, SupportsBackup, SupportsSharedFile, SupportsVacuum
 from lcm_core.testing.base import StoreContractBase, StoreFactory, require
 from lcm_core.testing.builders import CHINESE, lifecycle, make_event, make_item, populate, supersede
 

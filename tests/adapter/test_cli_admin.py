@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from lcm_adapter.cli import cli
-from lcm_core.models import Session
-from lcm_core.registry import open_store
+from lcm_adapter.cli.main import cli
+from lcm_core.store.models import Session
+from lcm_core.store.registry import open_store
 
 SESSION = "0b6f3c2e-9a41-4d7e-b8c5-1e2f3a4b5c6d"
 

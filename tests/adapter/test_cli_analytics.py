@@ -12,12 +12,12 @@ import pytest
 from click.testing import CliRunner, Result
 from rich.console import Console
 
-from lcm_adapter import cli_analytics
-from lcm_adapter.cli import cli
-from lcm_core.errors import StoreUnavailableError
-from lcm_core.export_jsonl import read_jsonl
-from lcm_core.models import TABLES, Session
-from lcm_core.registry import open_store
+from lcm_adapter.cli import analytics as cli_analytics
+from lcm_adapter.cli.main import cli
+from lcm_core.reports.jsonl import read_jsonl
+from lcm_core.store.errors import StoreUnavailableError
+from lcm_core.store.models import TABLES, Session
+from lcm_core.store.registry import open_store
 
 SESSION = "0b6f3c2e-9a41-4d7e-b8c5-1e2f3a4b5c6d"
 OTHER = "另一个会话"
@@ -192,7 +192,7 @@ def test_progress_bar_only_for_large_jobs_on_a_terminal() -> None:
 
 
 @pytest.mark.skipif(
-    importlib.util.find_spec("lcm_core.redact") is None, reason="no lcm_core.redact"
+    importlib.util.find_spec("lcm_core.text.redact") is None, reason="no lcm_core.text.redact"
 )
 def test_export_redact_flag(tmp_path: Path) -> None:
     """--redact keeps a key out of the exported text and says so in the manifest."""

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from lcm_adapter.cli import cli
+from lcm_adapter.cli.main import cli
 
 
 def dataset(path: Path) -> Path:

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from lcm_adapter.cli import cli
+from lcm_adapter.cli.main import cli
 from lcm_adapter.demo import next_step, session_log
 
-LCM = [sys.executable, "-c", "from lcm_adapter.cli import main; main()"]
+LCM = [sys.executable, "-c", "from lcm_adapter.cli.main import main; main()"]
 HEADER = "[长对话记忆 · long-conversation-memory"
 
 

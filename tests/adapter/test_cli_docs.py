@@ -8,8 +8,8 @@ from pathlib import Path
 import click
 import pytest
 
-from lcm_adapter.cli import cli
-from lcm_adapter.hooks import EVENTS
+from lcm_adapter.claude.hooks import EVENTS
+from lcm_adapter.cli.main import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", ROOT / "docs" / "cli.md"]

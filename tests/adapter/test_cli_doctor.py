@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from lcm_adapter.cli import cli
+from lcm_adapter.cli.main import cli
 
 
 def test_doctor_creates_the_default_store_under_dsh_home(

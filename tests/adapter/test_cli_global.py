@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from lcm_adapter import cli_memory, render
-from lcm_adapter.cli import cli
+from lcm_adapter import render
+from lcm_adapter.cli import memory as cli_memory
+from lcm_adapter.cli.main import cli
 
 
 @pytest.fixture(scope="module")

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from lcm_adapter.cli import cli
-from lcm_core.models import MemoryItem
-from lcm_core.registry import open_store
-from lcm_core.text import sha256_hex, stable_item_id
+from lcm_adapter.cli.main import cli
+from lcm_core.store.models import MemoryItem
+from lcm_core.store.registry import open_store
+from lcm_core.text.tokens import sha256_hex, stable_item_id
 
 SESSION = "0b6f3c2e-9a41-4d7e-b8c5-1e2f3a4b5c6d"
 
@@ -81,7 +81,7 @@ def test_explain_json_keys(demo_db: Path) -> None:
 def test_explain_without_a_log_is_one_line(tmp_path: Path) -> None:
     db = tmp_path / "m.sqlite"
     store = open_store(str(db))
-    from lcm_core.models import Session
+    from lcm_core.store.models import Session
 
     store.upsert_session(Session(session_id="s-无日志"))
     store.close()
@@ -150,7 +150,7 @@ def test_session_defaults_to_the_most_recent(demo_db: Path, tmp_path: Path) -> N
     db = tmp_path / "two.sqlite"
     run(db, "demo")
     store = open_store(str(db))
-    from lcm_core.models import Session
+    from lcm_core.store.models import Session
 
     store.upsert_session(Session(session_id="newer-会话"))
     store.close()

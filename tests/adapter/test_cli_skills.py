@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from lcm_adapter.cli import cli
+from lcm_adapter.cli.main import cli
 
 SKILLS = Path(__file__).resolve().parents[1] / "fixtures" / "skills"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from lcm_adapter.cli import cli
+from lcm_adapter.cli.main import cli
 from lcm_adapter.dsh import plugin_path
 from lcm_adapter.dsh.patch import BEGIN, END, PatchError, PluginRow, merge, render_block
 

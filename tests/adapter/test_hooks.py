@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from lcm_adapter.cli import cli
+from lcm_adapter.cli.main import cli
 from lcm_adapter.runtime import MemoryRuntime
-from lcm_core.registry import open_store
+from lcm_core.store.registry import open_store
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "hooks"
 SESSION = "7f2d9c1a-4b8e-4e6f-9a3d-2c5b1e8f0a47"
@@ -264,7 +264,7 @@ def test_as_a_real_process_stdout_holds_only_the_reply(tmp_path: Path, transcrip
         [
             sys.executable,
             "-c",
-            "from lcm_adapter.cli import main; main()",
+            "from lcm_adapter.cli.main import main; main()",
             "--db",
             str(tmp_path / "m.sqlite"),
             "hook",

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from lcm_adapter.cli import cli
+from lcm_adapter.cli.main import cli
+from lcm_adapter.dsh.ingest import ingest_paths
 from lcm_adapter.dsh.sample import conversation, lines_of, sample_turns, write_plain, write_zstd
-from lcm_adapter.ingest import ingest_paths
 from lcm_adapter.runtime import MemoryRuntime
 
 SID = "session-甲"

@@ -16,7 +16,7 @@ import anyio
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from lcm_adapter.cli import cli
+from lcm_adapter.cli.main import cli
 
 TOOLS = {"memory_search", "memory_inspect", "memory_explain", "memory_status", "memory_assemble"}
 SESSION = "0b6f3c2e-9a41-4d7e-b8c5-1e2f3a4b5c6d"
@@ -60,7 +60,7 @@ def server(args: list[str], env: dict[str, str] | None = None) -> StdioServerPar
     base = {k: v for k, v in os.environ.items() if not k.startswith(("LCM_", "DSH_"))}
     return StdioServerParameters(
         command=sys.executable,
-        args=["-c", "from lcm_adapter.cli import main; main()", *args],
+        args=["-c", "from lcm_adapter.cli.main import main; main()", *args],
         env={**base, **(env or {})},
     )
 

@@ -16,8 +16,7 @@ from typing import Any
 import pytest
 
 from lcm_adapter.dsh.sample import conversation, sample_turns, user
-from lcm_adapter.runtime import MemoryRuntime
-from lcm_adapter.sidecar import (
+from lcm_adapter.dsh.sidecar import (
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
@@ -25,6 +24,7 @@ from lcm_adapter.sidecar import (
     Sidecar,
     serve,
 )
+from lcm_adapter.runtime import MemoryRuntime
 
 SID = "会话-sidecar"
 
@@ -141,7 +141,7 @@ def test_an_unopenable_database_keeps_the_sidecar_serving(tmp_path: Path) -> Non
 
 def spawn(db: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-m", "lcm_adapter.sidecar", "--db", str(db)],
+        [sys.executable, "-m", "lcm_adapter.dsh.sidecar", "--db", str(db)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -200,7 +200,7 @@ def test_process_shutdown_and_sigterm(tmp_path: Path) -> None:
 def test_stray_prints_never_reach_the_protocol_stream(tmp_path: Path) -> None:
     """While serving, sys.stdout is stderr, so only JSON-RPC lines appear on stdout."""
     code = (
-        "import sys, lcm_adapter.sidecar as s\n"
+        "import sys, lcm_adapter.dsh.sidecar as s\n"
         "orig = s.serve\n"
         "def serve(sidecar, stdin, stdout):\n"
         "    print('debug noise')\n"

@@ -1,4 +1,4 @@
-"""Fixtures of tests/core: a scripted-session builder over a fresh in-memory SQLite store.
+"""Fixtures of tests/core: a scripted-session builder over a fresh in-memory reference store.
 
 Helpers live here as fixtures because pytest runs with `--import-mode=importlib`, where
 test modules cannot import sibling helper modules.
@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from lcm_core.models import Event, ItemChange, MemoryItem
-from lcm_core.ports import MemoryStore
+from lcm_core.store.models import Event, ItemChange, MemoryItem
+from lcm_core.store.ports import MemoryStore
 from lcm_core.testing.builders import lifecycle, make_item
-from lcm_store_sqlite import SQLiteMemoryStore
+from lcm_core.testing.memory_store import InMemoryStore
 
 
 @dataclass
@@ -71,12 +71,15 @@ class Script:
 
 
 @pytest.fixture
-def new_script() -> Iterator[Callable[[str], Script]]:
-    """A factory of scripts, each over its own fresh in-memory store (closed afterwards)."""
+def new_script() -> Iterator[Callable[..., Script]]:
+    """A factory of scripts, each over its own fresh store (closed afterwards).
+
+    The store is the in-memory reference store unless the test hands in another.
+    """
     stores: list[MemoryStore] = []
 
-    def make(session_id: str = "sess") -> Script:
-        store = SQLiteMemoryStore(":memory:")
+    def make(session_id: str = "sess", store: MemoryStore | None = None) -> Script:
+        store = store if store is not None else InMemoryStore()
         stores.append(store)
         return Script(store, session_id)
 

@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
-from lcm_core.assembly import assemble
+from lcm_core.assembly.assemble import assemble
+from lcm_core.assembly.render import HEADER, SECTION_TITLES
+from lcm_core.assembly.step import StepMessage
 from lcm_core.config import Config, load_config
-from lcm_core.models import Event, Rule, SkillFile, TaskState
-from lcm_core.ports import MemoryStore
-from lcm_core.query import QuerySignals
-from lcm_core.render import HEADER, SECTION_TITLES
-from lcm_core.step import StepMessage
-from lcm_core.text import estimate_tokens
+from lcm_core.store.models import Event, Rule, SkillFile, TaskState
+from lcm_core.store.ports import MemoryStore
+from lcm_core.text.query import QuerySignals
+from lcm_core.text.tokens import estimate_tokens
 
 S = "sess"
 LABEL_RE = re.compile(r"\[(mem|rule|ev) ([^\]]+)\]")

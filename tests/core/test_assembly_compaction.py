@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from lcm_core.assembly import assemble
-from lcm_core.assembly_log import assemble_and_log
-from lcm_core.compaction import NONE_POLICY_NOTICE, compaction_status
+from lcm_core.assembly.assemble import assemble
+from lcm_core.assembly.compaction import NONE_POLICY_NOTICE, compaction_status
+from lcm_core.assembly.log import assemble_and_log
+from lcm_core.assembly.step import StepMessage
 from lcm_core.config import load_config
-from lcm_core.step import StepMessage
 
 S = "sess"
 CONSTRAINT = "Never run migrations on the production database during business hours"

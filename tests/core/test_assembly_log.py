@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from lcm_core.assembly_log import assemble_and_log, explain, explain_dict, explain_text
+from lcm_core.assembly.log import assemble_and_log, explain, explain_dict, explain_text
+from lcm_core.assembly.step import StepMessage
 from lcm_core.config import load_config
-from lcm_core.models import ItemChange
-from lcm_core.step import StepMessage
+from lcm_core.store.models import ItemChange
 from lcm_core.testing.builders import lifecycle
-from lcm_core.text import sha256_hex
+from lcm_core.text.tokens import sha256_hex
 
 S = "sess"
 

@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from lcm_core.assembly import assemble
+from lcm_core.assembly.assemble import assemble
+from lcm_core.assembly.render import HEADER, SECTION_TITLES
+from lcm_core.assembly.step import StepMessage
 from lcm_core.config import load_config
-from lcm_core.ports import MemoryStore
-from lcm_core.render import HEADER, SECTION_TITLES
-from lcm_core.retrieval import insufficient_statement
-from lcm_core.step import StepMessage
+from lcm_core.retrieval.rank import insufficient_statement
+from lcm_core.store.ports import MemoryStore
 
 S = "sess"
 LABEL_RE = re.compile(r"\[(mem|rule|ev) ([^\]]+)\]")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from lcm_core.assembly import assemble
+from lcm_core.assembly.assemble import assemble
 from lcm_core.config import load_config
-from lcm_core.retrieval import ALREADY_SHOWN
-from lcm_core.shown import ShownItems
+from lcm_core.retrieval.rank import ALREADY_SHOWN
+from lcm_core.retrieval.shown import ShownItems
 
 CONFIG = load_config()
 BUDGET = "预算不超过3000元（含税），服务器只能部署在上海区域"
@@ -97,7 +97,7 @@ def test_a_forged_block_from_the_user_does_not_hide_memory(script: Any) -> None:
 
 def test_task_state_is_not_repeated_while_an_earlier_block_shows_it(script: Any) -> None:
     """sections that are not ranked (task state) are also left out when already in view."""
-    from lcm_core.models import TaskState
+    from lcm_core.store.models import TaskState
 
     _session(script)
     script.store.put_task_state(TaskState("sess", goal="把部署脚本迁移到 GitHub Actions"))

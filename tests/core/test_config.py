@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
+from typing import Any
 
-from lcm_core.config import DEFAULTS, budget_tokens, json_schema, load_config
+import pytest
+
+from lcm_core.config import DEFAULTS, LIMITS, Config, budget_tokens, json_schema, load_config
 
 
 def test_defaults_match_the_spec() -> None:
@@ -63,3 +67,44 @@ def test_json_schema_covers_every_section_and_is_serialisable() -> None:
     assert set(schema["properties"]) >= {"assembly", "retrieval", "validation", "dataDir"}
     assert schema["properties"]["retrieval"]["properties"]["limit"]["maximum"] == 100
     json.dumps(schema)
+
+
+def _default(path: str) -> object:
+    node: Any = DEFAULTS
+    for part in path.split("."):
+        node = node[part]
+    return node
+
+
+def _typed(config: Config, path: str) -> object:
+    """The typed attribute of a file path: `retrieval.minScore` is `config.retrieval.min_score`."""
+    section, _, leaf = path.rpartition(".")
+    snake = re.sub(r"([A-Z])", lambda m: "_" + m.group(1).lower(), leaf)
+    return getattr(getattr(config, section), snake) if section else getattr(config, snake)
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        None,
+        {"retrieval": {"minScore": 2, "limit": 500}, "assembly": {"softBudgetTokens": 10}},
+        {"skills": {"include": ["技能/**/SKILL.md"]}, "validation": {"checks": [{"type": "x"}]}},
+        {"capture": {"enabled": "yes"}, "host": {"preStepDeadlineMs": -1}},
+    ],
+)
+def test_every_setting_has_a_typed_field_equal_to_its_checked_value(overrides: Any) -> None:
+    """Typed sections carry exactly the checked (clamped, defaulted) values of the file."""
+    config = load_config(overrides)
+    for path in LIMITS:
+        value = config.get(path)
+        typed = _typed(config, path)
+        assert (list(typed) if isinstance(typed, tuple) else typed) == value, path
+        assert type(typed) is (tuple if isinstance(value, list) else type(_default(path))), path
+
+
+def test_typed_lists_are_copies_the_caller_cannot_change() -> None:
+    """A typed list setting is a tuple, so no reader can change the config under others."""
+    config = load_config({"validation": {"checks": [{"type": "regex"}]}})
+    assert isinstance(config.validation.checks, tuple)
+    assert config.validation.checks == ({"type": "regex"},)
+    assert config.assembly.evidence_types == ("user/message",)

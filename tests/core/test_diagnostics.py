@@ -10,20 +10,20 @@ from typing import Any
 import pytest
 
 from lcm_core.config import Config, load_config
-from lcm_core.diagnostics import compatibility_report, explain, inspect, status
-from lcm_core.models import AssemblyLog, Event, MemoryItem
-from lcm_core.skills import ingest_skills, set_rule_override
-from lcm_core.text import sha256_hex, stable_item_id
-from lcm_core.validation import run_validation
-from lcm_store_sqlite import SQLiteMemoryStore
+from lcm_core.reports.diagnostics import compatibility_report, explain, inspect, status
+from lcm_core.skills.select import ingest_skills, set_rule_override
+from lcm_core.store.models import AssemblyLog, Event, MemoryItem
+from lcm_core.testing.memory_store import InMemoryStore
+from lcm_core.text.tokens import sha256_hex, stable_item_id
+from lcm_core.validation.validate import run_validation
 
 SESSION = "s-diag"
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "skills"
 
 
 @pytest.fixture
-def store() -> Iterator[SQLiteMemoryStore]:
-    handle = SQLiteMemoryStore(":memory:")
+def store() -> Iterator[InMemoryStore]:
+    handle = InMemoryStore()
     yield handle
     handle.close()
 
@@ -40,12 +40,12 @@ def config(**overrides: Any) -> Config:
     return load_config({**base, **overrides})
 
 
-def add_events(store: SQLiteMemoryStore, *events: tuple[int, str, str]) -> None:
+def add_events(store: InMemoryStore, *events: tuple[int, str, str]) -> None:
     for seq, kind, text in events:
         store.insert_event(Event(session_id=SESSION, seq=seq, type=kind, text=text))
 
 
-def add_item(store: SQLiteMemoryStore, content: str, seq: int) -> MemoryItem:
+def add_item(store: InMemoryStore, content: str, seq: int) -> MemoryItem:
     item = MemoryItem(
         id=stable_item_id(SESSION, "constraint", content),
         session_id=SESSION,
@@ -59,7 +59,7 @@ def add_item(store: SQLiteMemoryStore, content: str, seq: int) -> MemoryItem:
 
 
 @pytest.fixture
-def populated(store: SQLiteMemoryStore) -> SQLiteMemoryStore:
+def populated(store: InMemoryStore) -> InMemoryStore:
     cfg = config()
     ingest_skills(store, cfg, FIXTURES)
     add_events(
@@ -94,7 +94,7 @@ def populated(store: SQLiteMemoryStore) -> SQLiteMemoryStore:
 
 
 def test_status_reports_counts_cursors_budget_logs_skills_and_malformed_files(
-    populated: SQLiteMemoryStore,
+    populated: InMemoryStore,
 ) -> None:
     """Every part of status comes from stored rows, including the malformed skill file."""
     report = status(populated, SESSION, config())
@@ -131,7 +131,7 @@ def test_status_reports_counts_cursors_budget_logs_skills_and_malformed_files(
     )
 
 
-def test_status_is_json_ready_and_deterministic(populated: SQLiteMemoryStore) -> None:
+def test_status_is_json_ready_and_deterministic(populated: InMemoryStore) -> None:
     """Two status calls on the same state give the same JSON text."""
     first = json.dumps(
         status(populated, SESSION, config()).to_dict(), ensure_ascii=False, sort_keys=True
@@ -143,7 +143,7 @@ def test_status_is_json_ready_and_deterministic(populated: SQLiteMemoryStore) ->
     assert json.loads(first)["skills"]["malformed"][0]["reason"].startswith("unterminated")
 
 
-def test_explain_reads_the_latest_logs_without_rerunning(populated: SQLiteMemoryStore) -> None:
+def test_explain_reads_the_latest_logs_without_rerunning(populated: InMemoryStore) -> None:
     """Explain returns the stored assembly and validation rows and the pending reminder; no row is added."""
     before = (
         len(populated.list_assembly_logs(SESSION)),
@@ -168,7 +168,7 @@ def test_explain_reads_the_latest_logs_without_rerunning(populated: SQLiteMemory
     }
 
 
-def test_inspect_item_rule_skill_and_missing(populated: SQLiteMemoryStore) -> None:
+def test_inspect_item_rule_skill_and_missing(populated: InMemoryStore) -> None:
     """An item shows its source event and lifecycle; a rule its override; a skill its versions."""
     item = populated.list_items(SESSION)[0]
     found = inspect(populated, item.id)
@@ -192,7 +192,7 @@ def test_inspect_item_rule_skill_and_missing(populated: SQLiteMemoryStore) -> No
 # --- compatibility ---------------------------------------------------------------------------
 
 
-def compaction(store: SQLiteMemoryStore, plugin_form: str | None) -> None:
+def compaction(store: InMemoryStore, plugin_form: str | None) -> None:
     store.insert_event(Event(SESSION, 10, "compaction/start"))
     store.insert_event(
         Event(
@@ -222,7 +222,7 @@ def compaction(store: SQLiteMemoryStore, plugin_form: str | None) -> None:
     ],
 )
 def test_compaction_policy_is_detected_from_the_event_stream(
-    store: SQLiteMemoryStore, plugin_form: str, detected: str, effective: str
+    store: InMemoryStore, plugin_form: str, detected: str, effective: str
 ) -> None:
     """The replacing message's plugin names the compactor; auto follows it, or assumes the basic model."""
     compaction(store, plugin_form)
@@ -237,7 +237,7 @@ def test_compaction_policy_is_detected_from_the_event_stream(
     assert any("summary fields" in line for line in report.unobservable)
 
 
-def test_no_compaction_and_configured_mismatch_are_reported(store: SQLiteMemoryStore) -> None:
+def test_no_compaction_and_configured_mismatch_are_reported(store: InMemoryStore) -> None:
     """Without compaction events the compactor is unobservable; a configured policy that disagrees is noted."""
     quiet = compatibility_report(store, SESSION, config())
     assert quiet.detected_policy == "none-observed" and quiet.effective_policy == "compaction-basic"

@@ -8,20 +8,20 @@ from typing import Any
 
 import pytest
 
-from lcm_core.capture import GENERATED_SOURCE_KINDS
+from lcm_core.capture.events import GENERATED_SOURCE_KINDS
 from lcm_core.config import load_config
-from lcm_core.extraction import EXTRACTOR, extract_text, run_extraction
-from lcm_core.models import Event, MemoryItem
-from lcm_core.text import fingerprint, normalize_text, stable_item_id
-from lcm_store_sqlite import SQLiteMemoryStore
+from lcm_core.extraction.run import EXTRACTOR, extract_text, run_extraction
+from lcm_core.store.models import Event, MemoryItem
+from lcm_core.testing.memory_store import InMemoryStore
+from lcm_core.text.tokens import fingerprint, normalize_text, stable_item_id
 
 SESSION = "s-extract"
 CONFIG = load_config()
 
 
 @pytest.fixture
-def store() -> Iterator[SQLiteMemoryStore]:
-    opened = SQLiteMemoryStore(":memory:")
+def store() -> Iterator[InMemoryStore]:
+    opened = InMemoryStore()
     yield opened
     opened.close()
 
@@ -63,7 +63,7 @@ def snapshot(store: Any) -> dict[str, list[dict[str, Any]]]:
 
 
 def test_constraint_with_number_and_condition_is_stored_with_provenance(
-    store: SQLiteMemoryStore,
+    store: InMemoryStore,
 ) -> None:
     """a user limit becomes a constraint with its number, unit, condition and source."""
     say(store, ("user", "Keep p95 latency under 200 ms when the cache is warm."))
@@ -88,7 +88,7 @@ def test_constraint_with_number_and_condition_is_stored_with_provenance(
     assert item.content_hash == fingerprint(item.content)
 
 
-def test_chinese_budget_with_tax_condition(store: SQLiteMemoryStore) -> None:
+def test_chinese_budget_with_tax_condition(store: InMemoryStore) -> None:
     """预算不超过3000元（含税） is a constraint with 3000 元, ceiling and condition 含税."""
     say(store, ("user", "预算不超过3000元（含税）。"))
     run_extraction(store, SESSION, CONFIG)
@@ -99,7 +99,7 @@ def test_chinese_budget_with_tax_condition(store: SQLiteMemoryStore) -> None:
     ]
 
 
-def test_correction_supersedes_and_old_value_stays_queryable(store: SQLiteMemoryStore) -> None:
+def test_correction_supersedes_and_old_value_stays_queryable(store: InMemoryStore) -> None:
     """ "actually, 8080, not 3000" replaces the old item, which stays readable and audited."""
     say(
         store,
@@ -121,7 +121,7 @@ def test_correction_supersedes_and_old_value_stays_queryable(store: SQLiteMemory
     assert [h.item.id for h in history] == [old.id]
 
 
-def test_subject_less_correction_rewrites_the_value(store: SQLiteMemoryStore) -> None:
+def test_subject_less_correction_rewrites_the_value(store: InMemoryStore) -> None:
     """ "No, make it 5." names no subject: the new item is the old sentence with 5."""
     say(store, ("user", "Set the retry limit to 3 attempts."), ("user", "No, make it 5."))
     run_extraction(store, SESSION, CONFIG)
@@ -132,7 +132,7 @@ def test_subject_less_correction_rewrites_the_value(store: SQLiteMemoryStore) ->
     assert active[0].source_refs == ("seq:1",)
 
 
-def test_chinese_corrections(store: SQLiteMemoryStore) -> None:
+def test_chinese_corrections(store: InMemoryStore) -> None:
     """改成 and 不对，应该是 supersede the matching Chinese items, keeping their kinds."""
     say(
         store,
@@ -150,7 +150,7 @@ def test_chinese_corrections(store: SQLiteMemoryStore) -> None:
     assert (old_budget.status, old_budget.superseded_by) == ("superseded", budget.id)
 
 
-def test_restating_a_superseded_value_reactivates_it(store: SQLiteMemoryStore) -> None:
+def test_restating_a_superseded_value_reactivates_it(store: InMemoryStore) -> None:
     """saying the old value again revives its item and retires the one that replaced it."""
     say(
         store,
@@ -170,7 +170,7 @@ def test_restating_a_superseded_value_reactivates_it(store: SQLiteMemoryStore) -
     ]
 
 
-def test_assistant_statements_are_only_proposals(store: SQLiteMemoryStore) -> None:
+def test_assistant_statements_are_only_proposals(store: InMemoryStore) -> None:
     """assistant text with user-like cues yields proposals only, never user evidence."""
     say(
         store,
@@ -188,7 +188,7 @@ def test_assistant_statements_are_only_proposals(store: SQLiteMemoryStore) -> No
 
 
 @pytest.mark.parametrize("source", sorted(GENERATED_SOURCE_KINDS))
-def test_generated_sources_derive_nothing(store: SQLiteMemoryStore, source: str) -> None:
+def test_generated_sources_derive_nothing(store: InMemoryStore, source: str) -> None:
     """text from plugins, the runtime or this plugin is stored but never becomes memory."""
     say(
         store,
@@ -204,14 +204,14 @@ def test_generated_sources_derive_nothing(store: SQLiteMemoryStore, source: str)
     assert report.events_seen == 2 and len(store.list_events(SESSION)) == 2
 
 
-def test_tool_sourced_user_message_derives_nothing(store: SQLiteMemoryStore) -> None:
+def test_tool_sourced_user_message_derives_nothing(store: InMemoryStore) -> None:
     """a user-role message whose source is a tool is untrusted input, not user memory."""
     say(store, ("user", "You must restart the server; never cache auth tokens.", "tool"))
     run_extraction(store, SESSION, CONFIG)
     assert items(store) == []
 
 
-def test_confirmation_promotes_the_single_proposal(store: SQLiteMemoryStore) -> None:
+def test_confirmation_promotes_the_single_proposal(store: InMemoryStore) -> None:
     """a bare "sounds good" after one proposal makes it user evidence of its own kind."""
     say(
         store,
@@ -225,7 +225,7 @@ def test_confirmation_promotes_the_single_proposal(store: SQLiteMemoryStore) -> 
     assert store.list_memory_events(memory_id=item.id)[-1].detail["seq"] == 1
 
 
-def test_confirmation_after_two_proposals_promotes_nothing(store: SQLiteMemoryStore) -> None:
+def test_confirmation_after_two_proposals_promotes_nothing(store: InMemoryStore) -> None:
     """ "yes" to several proposals at once is ambiguous, so nothing is promoted."""
     say(
         store,
@@ -237,7 +237,7 @@ def test_confirmation_after_two_proposals_promotes_nothing(store: SQLiteMemorySt
     assert {i.evidence_type for i in items(store)} == {"assistant_proposal"}
 
 
-def test_task_state_patches(store: SQLiteMemoryStore) -> None:
+def test_task_state_patches(store: InMemoryStore) -> None:
     """goal, progress, blockers and open items come from explicit statements in both languages."""
     say(
         store,
@@ -258,7 +258,7 @@ def test_task_state_patches(store: SQLiteMemoryStore) -> None:
     assert state.updated_by_seq == 4 and items(store) == []
 
 
-def test_mixed_language_message(store: SQLiteMemoryStore) -> None:
+def test_mixed_language_message(store: InMemoryStore) -> None:
     """one mixed EN/ZH message gives both of its items with the right kinds."""
     say(store, ("user", "Let's use 飞书 webhook for alerts，不要再发邮件了。"))
     run_extraction(store, SESSION, CONFIG)
@@ -268,7 +268,7 @@ def test_mixed_language_message(store: SQLiteMemoryStore) -> None:
     ]
 
 
-def test_questions_greetings_and_traces_derive_nothing(store: SQLiteMemoryStore) -> None:
+def test_questions_greetings_and_traces_derive_nothing(store: InMemoryStore) -> None:
     """chat that states nothing durable leaves no memory."""
     say(
         store,
@@ -286,7 +286,7 @@ def test_questions_greetings_and_traces_derive_nothing(store: SQLiteMemoryStore)
 class FlakyStore:
     """A store whose insert_item fails a given number of times, then works."""
 
-    def __init__(self, inner: SQLiteMemoryStore, failures: int) -> None:
+    def __init__(self, inner: InMemoryStore, failures: int) -> None:
         self.inner = inner
         self.failures = failures
 
@@ -300,7 +300,7 @@ class FlakyStore:
         return self.inner.insert_item(item, actor=actor)
 
 
-def test_failure_queues_the_event_and_the_next_run_retries(store: SQLiteMemoryStore) -> None:
+def test_failure_queues_the_event_and_the_next_run_retries(store: InMemoryStore) -> None:
     """a failing event goes to the retry queue, the others go on, and a later run recovers it."""
     say(
         store,
@@ -326,7 +326,7 @@ def test_failure_queues_the_event_and_the_next_run_retries(store: SQLiteMemorySt
     assert len(store.list_events(SESSION)) == 3
 
 
-def test_retries_stop_after_max_attempts(store: SQLiteMemoryStore) -> None:
+def test_retries_stop_after_max_attempts(store: InMemoryStore) -> None:
     """an event that keeps failing is retried up to extraction.maxAttempts, then left queued."""
     say(store, ("user", "预算不超过3000元（含税）。"))
     flaky = FlakyStore(store, failures=100)
@@ -350,7 +350,7 @@ CONVERSATION = (
 )
 
 
-def test_rerun_changes_nothing(store: SQLiteMemoryStore) -> None:
+def test_rerun_changes_nothing(store: InMemoryStore) -> None:
     """a second run over the same events writes nothing at all."""
     say(store, *CONVERSATION)
     run_extraction(store, SESSION, CONFIG)
@@ -359,7 +359,7 @@ def test_rerun_changes_nothing(store: SQLiteMemoryStore) -> None:
     assert again.events_seen == 0 and snapshot(store) == before
 
 
-def test_replay_from_scratch_changes_nothing(store: SQLiteMemoryStore) -> None:
+def test_replay_from_scratch_changes_nothing(store: InMemoryStore) -> None:
     """with the cursor reset, re-deriving every event finds everything in place."""
     say(store, *CONVERSATION)
     run_extraction(store, SESSION, CONFIG)
@@ -373,11 +373,11 @@ def test_replay_from_scratch_changes_nothing(store: SQLiteMemoryStore) -> None:
     assert after["task_state"] == before["task_state"]
 
 
-def test_small_batches_give_the_same_memory(store: SQLiteMemoryStore) -> None:
+def test_small_batches_give_the_same_memory(store: InMemoryStore) -> None:
     """the batch size changes how often the cursor moves, never what is derived."""
     say(store, *CONVERSATION)
     run_extraction(store, SESSION, CONFIG)
-    other = SQLiteMemoryStore(":memory:")
+    other = InMemoryStore()
     try:
         say(other, *CONVERSATION)
         report = run_extraction(other, SESSION, CONFIG, batch_size=2)
@@ -396,7 +396,7 @@ def test_small_batches_give_the_same_memory(store: SQLiteMemoryStore) -> None:
         other.close()
 
 
-def test_disabled_extraction_does_nothing(store: SQLiteMemoryStore) -> None:
+def test_disabled_extraction_does_nothing(store: InMemoryStore) -> None:
     """extraction.enabled = false leaves the store and the cursor alone."""
     say(store, ("user", "Never commit directly to main."))
     report = run_extraction(store, SESSION, load_config({"extraction": {"enabled": False}}))
@@ -404,7 +404,7 @@ def test_disabled_extraction_does_nothing(store: SQLiteMemoryStore) -> None:
     assert store.get_checkpoint(SESSION).last_extract_seq == -1
 
 
-def test_a_broken_store_is_reported_not_raised(store: SQLiteMemoryStore) -> None:
+def test_a_broken_store_is_reported_not_raised(store: InMemoryStore) -> None:
     """run_extraction never raises into the host: a store failure lands in the report."""
     say(store, ("user", "Never commit directly to main."))
 
@@ -453,7 +453,7 @@ def test_large_and_garbage_text_is_bounded(text: str) -> None:
         )
 
 
-def test_a_bare_number_does_not_correct_an_unrelated_item(store: SQLiteMemoryStore) -> None:
+def test_a_bare_number_does_not_correct_an_unrelated_item(store: InMemoryStore) -> None:
     """`use port 8080, not 3000` must not supersede a budget of 3000元: only the number is shared."""
     say(store, ("user", "预算不超过3000元（含税）"))
     run_extraction(store, SESSION, CONFIG)
@@ -463,7 +463,7 @@ def test_a_bare_number_does_not_correct_an_unrelated_item(store: SQLiteMemorySto
     assert budget.status == "active" and budget.superseded_by is None
 
 
-def test_a_bare_number_corrects_the_item_with_the_same_subject(store: SQLiteMemoryStore) -> None:
+def test_a_bare_number_corrects_the_item_with_the_same_subject(store: InMemoryStore) -> None:
     """The same correction does replace an earlier port 3000, beside an untouched budget."""
     say(store, ("user", "预算不超过3000元（含税）"))
     say(store, ("user", "Let's run the admin server on port 3000"))
@@ -474,7 +474,7 @@ def test_a_bare_number_corrects_the_item_with_the_same_subject(store: SQLiteMemo
     assert one(store, "3000元").status == "active"
 
 
-def test_a_status_label_is_not_part_of_the_progress(store: SQLiteMemoryStore) -> None:
+def test_a_status_label_is_not_part_of_the_progress(store: InMemoryStore) -> None:
     """`Progress: X and Y are done` records `X and Y` as done, without the label."""
     say(store, ("user", "Progress: the extractor and the Parquet writer are done."))
     say(store, ("user", "进展：数据导出已经完成了"))

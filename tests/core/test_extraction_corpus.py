@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from lcm_core.capture import GENERATED_SOURCE_KINDS, USER_SOURCE_KINDS
-from lcm_core.extraction import extract_text
+from lcm_core.capture.events import GENERATED_SOURCE_KINDS, USER_SOURCE_KINDS
+from lcm_core.extraction.run import extract_text
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = Path(__file__).with_name("extraction_corpus.jsonl")

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from lcm_core.conditions import find_conditions
-from lcm_core.numbers import chinese_number, parse_quantities
+from lcm_core.text.conditions import find_conditions
+from lcm_core.text.numbers import chinese_number, parse_quantities
 
 
 def only(text: str) -> dict[str, Any]:
@@ -212,7 +212,7 @@ def test_output_is_stable() -> None:
 
 def test_function_words_do_not_leak_into_conditions_or_components() -> None:
     """`per batch when the cache is warm`: two clean conditions and no `when cache` component."""
-    from lcm_core.extraction import extract_text
+    from lcm_core.extraction.run import extract_text
 
     found = extract_text("Keep p95 export latency under 200 ms per batch when the cache is warm")
     (candidate,) = found.candidates

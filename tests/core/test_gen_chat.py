@@ -12,8 +12,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-
 from lcm_core.bench_retrieval import parse_line
+
 from lcm_core.text import is_cjk, tokenize
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,20 +7,20 @@ from typing import Any
 
 import pytest
 
-from lcm_core import lifecycle
-from lcm_core.errors import StoreConflictError, StoreNotFoundError
-from lcm_core.lifecycle import LifecycleError
-from lcm_core.models import MemoryItem
-from lcm_core.ports import MemoryStore
+from lcm_core.extraction import lifecycle
+from lcm_core.extraction.lifecycle import LifecycleError
+from lcm_core.store.errors import StoreConflictError, StoreNotFoundError
+from lcm_core.store.models import MemoryItem
+from lcm_core.store.ports import MemoryStore
 from lcm_core.testing.builders import make_item
-from lcm_store_sqlite import SQLiteMemoryStore
+from lcm_core.testing.memory_store import InMemoryStore
 
 SESSION = "s-life"
 
 
 @pytest.fixture
-def store() -> Iterator[SQLiteMemoryStore]:
-    opened = SQLiteMemoryStore(":memory:")
+def store() -> Iterator[InMemoryStore]:
+    opened = InMemoryStore()
     yield opened
     opened.close()
 
@@ -35,7 +35,7 @@ def rows(store: MemoryStore, item: MemoryItem) -> list[str]:
     return [r.event for r in store.list_memory_events(memory_id=item.id)]
 
 
-def test_supersede_links_both_sides_and_keeps_the_old_value(store: SQLiteMemoryStore) -> None:
+def test_supersede_links_both_sides_and_keeps_the_old_value(store: InMemoryStore) -> None:
     """superseding stores the new item, marks the old one, and the old one stays readable."""
     old = add(store, "预算不超过3000元（含税）", kind="constraint")
     new = make_item(SESSION, "预算不超过3500元（含税）", kind="constraint")
@@ -50,12 +50,12 @@ def test_supersede_links_both_sides_and_keeps_the_old_value(store: SQLiteMemoryS
     assert [h.item.id for h in hits] == [old.id]
 
 
-def test_supersede_rolls_back_when_marking_the_old_item_fails(store: SQLiteMemoryStore) -> None:
+def test_supersede_rolls_back_when_marking_the_old_item_fails(store: InMemoryStore) -> None:
     """if the old item cannot be marked, the new item is not left behind either."""
     old = add(store, "use port 3000", kind="decision")
 
     class FailingUpdate:
-        def __init__(self, inner: SQLiteMemoryStore) -> None:
+        def __init__(self, inner: InMemoryStore) -> None:
             self.inner = inner
 
         def __getattr__(self, name: str) -> Any:
@@ -71,7 +71,7 @@ def test_supersede_rolls_back_when_marking_the_old_item_fails(store: SQLiteMemor
 
 
 def test_supersede_onto_an_existing_active_item_links_without_duplicating(
-    store: SQLiteMemoryStore,
+    store: InMemoryStore,
 ) -> None:
     """when the replacement already exists, it is linked, not inserted a second time."""
     old = add(store, "use port 3000", kind="decision")
@@ -84,7 +84,7 @@ def test_supersede_onto_an_existing_active_item_links_without_duplicating(
     assert rows(store, existing) == ["created", "revised"]
 
 
-def test_superseding_a_retracted_item_is_refused(store: SQLiteMemoryStore) -> None:
+def test_superseding_a_retracted_item_is_refused(store: InMemoryStore) -> None:
     """a withdrawn item cannot be superseded; nothing is written."""
     old = add(store, "ship on Friday")
     lifecycle.retract(store, old.id)
@@ -94,7 +94,7 @@ def test_superseding_a_retracted_item_is_refused(store: SQLiteMemoryStore) -> No
     assert store.list_memory_events() == before and len(store.list_items(SESSION)) == 1
 
 
-def test_promote_turns_a_confirmed_proposal_into_user_evidence(store: SQLiteMemoryStore) -> None:
+def test_promote_turns_a_confirmed_proposal_into_user_evidence(store: InMemoryStore) -> None:
     """a proposal the user confirmed becomes user_explicit with the confirmed kind, once."""
     proposal = add(
         store, "I suggest a cache warm-up step", kind="proposal", evidence_type="assistant_proposal"
@@ -115,13 +115,13 @@ def test_promote_turns_a_confirmed_proposal_into_user_evidence(store: SQLiteMemo
     assert rows(store, proposal) == ["created", "promoted"]
 
 
-def test_promote_defaults_to_decision(store: SQLiteMemoryStore) -> None:
+def test_promote_defaults_to_decision(store: InMemoryStore) -> None:
     """without a kind from the confirmation, accepting a proposal records a decision."""
     proposal = add(store, "我建议加索引", kind="proposal", evidence_type="assistant_proposal")
     assert lifecycle.promote(store, proposal.id).kind == "decision"
 
 
-def test_promote_refuses_user_facts(store: SQLiteMemoryStore) -> None:
+def test_promote_refuses_user_facts(store: InMemoryStore) -> None:
     """only assistant proposals can be promoted."""
     fact = add(store, "our db is postgres")
     with pytest.raises(LifecycleError):
@@ -129,7 +129,7 @@ def test_promote_refuses_user_facts(store: SQLiteMemoryStore) -> None:
     assert rows(store, fact) == ["created"]
 
 
-def test_disputed_items_both_stay_retrievable(store: SQLiteMemoryStore) -> None:
+def test_disputed_items_both_stay_retrievable(store: InMemoryStore) -> None:
     """both sides of a conflict are disputed and both still come back from search."""
     left = add(store, "deploy on Friday")
     right = add(store, "deploy on Monday")
@@ -142,7 +142,7 @@ def test_disputed_items_both_stay_retrievable(store: SQLiteMemoryStore) -> None:
     assert rows(store, right) == ["created", "disputed"]
 
 
-def test_retract_hides_from_retrieval_but_keeps_audit(store: SQLiteMemoryStore) -> None:
+def test_retract_hides_from_retrieval_but_keeps_audit(store: InMemoryStore) -> None:
     """a retracted item is out of active search, still readable, with its history."""
     item = add(store, "never log tokens", kind="constraint")
     lifecycle.retract(store, item.id, detail={"why": "wrong session"})
@@ -154,7 +154,7 @@ def test_retract_hides_from_retrieval_but_keeps_audit(store: SQLiteMemoryStore) 
     assert rows(store, item) == ["created", "retracted"]
 
 
-def test_reactivate_brings_back_a_superseded_item(store: SQLiteMemoryStore) -> None:
+def test_reactivate_brings_back_a_superseded_item(store: InMemoryStore) -> None:
     """reactivation clears superseded_by and writes one `reactivated` row."""
     old = add(store, "use port 3000")
     lifecycle.supersede(store, old.id, make_item(SESSION, "use port 8080"))
@@ -163,7 +163,7 @@ def test_reactivate_brings_back_a_superseded_item(store: SQLiteMemoryStore) -> N
     assert rows(store, old) == ["created", "superseded", "reactivated"]
 
 
-def test_reactivate_beside_an_active_twin_changes_nothing(store: SQLiteMemoryStore) -> None:
+def test_reactivate_beside_an_active_twin_changes_nothing(store: InMemoryStore) -> None:
     """reactivating into a duplicate active value raises and leaves every row as it was."""
     old = add(store, "same claim", item_id="mem_old")
     lifecycle.supersede(store, old.id, make_item(SESSION, "bridge"))
@@ -174,7 +174,7 @@ def test_reactivate_beside_an_active_twin_changes_nothing(store: SQLiteMemorySto
     assert (store.list_items(SESSION), store.list_memory_events()) == before
 
 
-def test_restate_swaps_the_values_in_one_transaction(store: SQLiteMemoryStore) -> None:
+def test_restate_swaps_the_values_in_one_transaction(store: InMemoryStore) -> None:
     """restating revives the old value and retires its replacement, linked both ways."""
     old = add(store, "use port 3000")
     new = lifecycle.supersede(store, old.id, make_item(SESSION, "use port 8080"))
@@ -186,7 +186,7 @@ def test_restate_swaps_the_values_in_one_transaction(store: SQLiteMemoryStore) -
     assert rows(store, new) == ["created", "superseded"]
 
 
-def test_restate_failure_leaves_both_items_untouched(store: SQLiteMemoryStore) -> None:
+def test_restate_failure_leaves_both_items_untouched(store: InMemoryStore) -> None:
     """if the revival conflicts, the replacement is not retired either (one transaction)."""
     old = add(store, "same claim", item_id="mem_old")
     new = lifecycle.supersede(store, old.id, make_item(SESSION, "bridge"))
@@ -197,7 +197,7 @@ def test_restate_failure_leaves_both_items_untouched(store: SQLiteMemoryStore) -
     assert (store.list_items(SESSION), store.list_memory_events()) == before
 
 
-def test_unknown_items_raise_not_found(store: SQLiteMemoryStore) -> None:
+def test_unknown_items_raise_not_found(store: InMemoryStore) -> None:
     """every transition on an unknown id raises StoreNotFoundError and writes nothing."""
     for call in (lifecycle.dispute, lifecycle.retract, lifecycle.reactivate, lifecycle.promote):
         with pytest.raises(StoreNotFoundError):
@@ -205,7 +205,7 @@ def test_unknown_items_raise_not_found(store: SQLiteMemoryStore) -> None:
     assert store.list_memory_events() == []
 
 
-def test_each_transition_writes_exactly_one_row(store: SQLiteMemoryStore) -> None:
+def test_each_transition_writes_exactly_one_row(store: InMemoryStore) -> None:
     """dispute, reactivate, retract and promote each append exactly one lifecycle row."""
     item = add(
         store, "we could shard by tenant", kind="proposal", evidence_type="assistant_proposal"

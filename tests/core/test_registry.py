@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from lcm_core.errors import StoreUnavailableError
-from lcm_core.registry import open_store, parse_store_url
+from lcm_core.store.errors import StoreUnavailableError
+from lcm_core.store.registry import open_store, parse_store_url
 
 
 @pytest.mark.parametrize(
@@ -47,7 +47,7 @@ def test_unknown_scheme_names_the_installed_backends() -> None:
 
 
 def test_missing_duckdb_extra_gets_an_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:
-    import lcm_core.registry as registry
+    import lcm_core.store.registry as registry
 
     original = registry.available_backends
     monkeypatch.setattr(

@@ -7,11 +7,8 @@ from typing import Any
 import pytest
 
 from lcm_core.config import load_config
-from lcm_core.evidence import gather_evidence
-from lcm_core.models import ArchiveEntry, Checkpoint, Event, MemoryItem
-from lcm_core.ports import MemoryStore
-from lcm_core.query import query_signals
-from lcm_core.retrieval import (
+from lcm_core.retrieval.evidence import gather_evidence
+from lcm_core.retrieval.rank import (
     RankedItem,
     expand,
     inspect_item,
@@ -20,7 +17,10 @@ from lcm_core.retrieval import (
     score_item,
     source_seqs,
 )
+from lcm_core.store.models import ArchiveEntry, Checkpoint, Event, MemoryItem
+from lcm_core.store.ports import MemoryStore
 from lcm_core.testing.builders import make_item
+from lcm_core.text.query import query_signals
 
 S = "sess"
 

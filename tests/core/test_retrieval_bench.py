@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from lcm_core.bench_bm25 import BM25Baseline, BM25Index, bm25_index, top_k
-from lcm_core.bench_retrieval import (
+from lcm_core.bench.bm25 import BM25Baseline, BM25Index, bm25_index, top_k
+from lcm_core.bench.retrieval import (
     default_extractor,
     format_table,
     ingest,
@@ -19,11 +19,11 @@ from lcm_core.bench_retrieval import (
     run,
 )
 from lcm_core.config import Config, load_config
-from lcm_core.evidence import retrieve
-from lcm_core.ports import MemoryStore
-from lcm_core.query import query_signals
+from lcm_core.retrieval.evidence import retrieve
+from lcm_core.store.ports import MemoryStore
 from lcm_core.testing.builders import make_item
-from lcm_core.text import tokenize
+from lcm_core.text.query import query_signals
+from lcm_core.text.tokens import tokenize
 from lcm_store_sqlite import SQLiteMemoryStore
 
 CONV = {

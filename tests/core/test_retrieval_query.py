@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lcm_core.query import (
+from lcm_core.text.query import (
     MAX_SEARCH_TERMS,
     can_narrow,
     evidence_terms,
@@ -12,7 +12,7 @@ from lcm_core.query import (
     search_terms,
     stem,
 )
-from lcm_core.text import MAX_QUERY_TOKENS
+from lcm_core.text.tokens import MAX_QUERY_TOKENS
 
 
 def test_latin_words_and_cjk_bigrams_become_tokens() -> None:
@@ -119,7 +119,7 @@ def test_plural_and_tense_forms_search_by_their_stem() -> None:
 
 def test_a_huge_task_text_is_read_at_its_start_and_end() -> None:
     """a pasted megabyte keeps the instruction at either end and bounded signals."""
-    from lcm_core.query import MAX_QUERY_CHARS, query_signals
+    from lcm_core.text.query import MAX_QUERY_CHARS, query_signals
 
     text = "请检查预算 budget check " + "filler line 123\n" * 70_000 + " then deploy to staging"
     signals = query_signals(text)

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from lcm_core.config import load_config
-from lcm_core.evidence import gather_evidence, retrieve
-from lcm_core.models import Event, EventHit
-from lcm_core.ports import MemoryStore
-from lcm_core.query import query_signals
+from lcm_core.retrieval.evidence import gather_evidence, retrieve
+from lcm_core.store.models import Event, EventHit
+from lcm_core.store.ports import MemoryStore
+from lcm_core.text.query import query_signals
 
 S = "sess"
 

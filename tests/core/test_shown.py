@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from lcm_core.models import Event
-from lcm_core.shown import ShownItems, listed_items, quoted_seqs
-from lcm_store_sqlite import SQLiteMemoryStore
+from lcm_core.retrieval.shown import ShownItems, listed_items, quoted_seqs
+from lcm_core.store.models import Event
+from lcm_core.testing.memory_store import InMemoryStore
 
 A = "mem_0123abcd_0123456789abcdef"
 B = "mem_0123abcd_fedcba9876543210"
@@ -22,8 +22,8 @@ BLOCK = (
 
 
 @pytest.fixture
-def store() -> Iterator[SQLiteMemoryStore]:
-    opened = SQLiteMemoryStore(":memory:")
+def store() -> Iterator[InMemoryStore]:
+    opened = InMemoryStore()
     yield opened
     opened.close()
 
@@ -41,7 +41,7 @@ def test_only_item_lines_of_our_own_blocks_count() -> None:
     assert quoted_seqs(block_event(3, kind="tool")) == frozenset()
 
 
-def test_items_stay_shown_until_a_compaction(store: SQLiteMemoryStore) -> None:
+def test_items_stay_shown_until_a_compaction(store: InMemoryStore) -> None:
     """a committed block keeps its items in view; a compaction event clears them."""
     shown = ShownItems()
     store.insert_event(
@@ -58,7 +58,7 @@ def test_items_stay_shown_until_a_compaction(store: SQLiteMemoryStore) -> None:
     assert shown.items(store, "s") == {B}
 
 
-def test_a_fresh_tracker_rebuilds_the_same_answer(store: SQLiteMemoryStore) -> None:
+def test_a_fresh_tracker_rebuilds_the_same_answer(store: InMemoryStore) -> None:
     """reading incrementally and reading the whole log once give the same set."""
     live = ShownItems()
     for seq, event in enumerate([block_event(0), block_event(1, BLOCK.replace(A, B))]):

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from lcm_core.config import load_config
-from lcm_core.skills import (
+from lcm_core.skills.select import (
     CURRENT_STATE_WARNING,
     effective_rules,
     ingest_skills,
@@ -361,9 +361,9 @@ def test_rule_provider_feeds_assembly_core_lines_and_compact_rules(
     shared: SQLiteMemoryStore,
 ) -> None:
     """The provider gives plain core lines and rules whose scope keeps only what narrows them."""
-    from lcm_core.assembly import assemble
-    from lcm_core.query import query_signals
-    from lcm_core.skills import rule_provider
+    from lcm_core.assembly.assemble import assemble
+    from lcm_core.skills.select import rule_provider
+    from lcm_core.text.query import query_signals
 
     config = fixture_config(coreLinesPerSkill=1, ruleLimit=3)
     core, rules = rule_provider(
@@ -407,8 +407,8 @@ def test_cached_rules_follow_overrides_from_another_handle(tmp_path: Path) -> No
 
 def test_plural_query_words_select_rules_written_with_the_singular() -> None:
     """a query word arrives stemmed ("percentages" -> "percentag"); rules still match it."""
-    from lcm_core.query import query_signals, search_terms
-    from lcm_core.skills import _matched_terms, _rule_terms
+    from lcm_core.skills.select import _matched_terms, _rule_terms
+    from lcm_core.text.query import query_signals, search_terms
 
     terms = frozenset(search_terms(query_signals("what about percentages?")))
     assert _matched_terms(terms, _rule_terms("Every percentage keeps one decimal place"))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lcm_core.rules_classify import classify, find_paths, rule_scope, scope_map, scope_targets
-from lcm_core.skill_parse import SkillParseError, is_imperative, parse_skill, rule_candidates
+from lcm_core.skills.parse import SkillParseError, is_imperative, parse_skill, rule_candidates
+from lcm_core.skills.rules import classify, find_paths, rule_scope, scope_map, scope_targets
 
 
 def header(text: str) -> str:

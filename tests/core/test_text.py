@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lcm_core.text import (
+from lcm_core.text.tokens import (
     clamp_text,
     estimate_tokens,
     fingerprint,

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from lcm_core.config import load_config
-from lcm_core.models import Event
-from lcm_core.validation import (
+from lcm_core.store.models import Event
+from lcm_core.testing.memory_store import InMemoryStore
+from lcm_core.validation.validate import (
     REMINDER_LABEL,
     cursor_key,
     evaluate,
@@ -18,14 +19,13 @@ from lcm_core.validation import (
     repair_state,
     run_validation,
 )
-from lcm_store_sqlite import SQLiteMemoryStore
 
 SESSION = "s-val"
 
 
 @pytest.fixture
-def store() -> Iterator[SQLiteMemoryStore]:
-    handle = SQLiteMemoryStore(":memory:")
+def store() -> Iterator[InMemoryStore]:
+    handle = InMemoryStore()
     yield handle
     handle.close()
 
@@ -240,7 +240,7 @@ def test_unknown_check_types_and_bad_settings_are_errors_and_skipped() -> None:
 # --- runs over the event stream, blocking and repair ----------------------------------------
 
 
-def add(store: SQLiteMemoryStore, seq: int, text: str, kind: str = "assistant/message") -> None:
+def add(store: InMemoryStore, seq: int, text: str, kind: str = "assistant/message") -> None:
     store.insert_event(Event(session_id=SESSION, seq=seq, type=kind, text=text))
 
 
@@ -248,7 +248,7 @@ BLOCKING = {"id": "no-simply", "type": "forbidden_terms", "terms": ["simply"], "
 
 
 def test_run_reads_only_new_assistant_messages_and_persists_each_run(
-    store: SQLiteMemoryStore,
+    store: InMemoryStore,
 ) -> None:
     """One log row per assistant message after the cursor; user messages are not validated."""
     add(store, 1, "Simply do it.", "user/message")
@@ -268,7 +268,7 @@ def test_run_reads_only_new_assistant_messages_and_persists_each_run(
     ] == "simply"
 
 
-def test_blocking_stops_after_max_repair_attempts(store: SQLiteMemoryStore) -> None:
+def test_blocking_stops_after_max_repair_attempts(store: InMemoryStore) -> None:
     """Two blocked runs each leave a reminder; the third violation is logged but no longer blocks."""
     config = checks(BLOCKING, maxRepairAttempts=2)
     blocked = []
@@ -286,7 +286,7 @@ def test_blocking_stops_after_max_repair_attempts(store: SQLiteMemoryStore) -> N
     assert repair_state(store, SESSION, config).attempts == 2
 
 
-def test_clean_answer_clears_the_pending_reminder(store: SQLiteMemoryStore) -> None:
+def test_clean_answer_clears_the_pending_reminder(store: InMemoryStore) -> None:
     """A repaired answer removes the reminder; a later violation may block again within the limit."""
     config = checks(BLOCKING)
     add(store, 1, "Simply put.")
@@ -317,7 +317,7 @@ def test_clean_answer_clears_the_pending_reminder(store: SQLiteMemoryStore) -> N
     ],
 )
 def test_only_configured_error_severity_violations_block(
-    store: SQLiteMemoryStore, check: dict[str, Any], validation: dict[str, Any], blocks: bool
+    store: InMemoryStore, check: dict[str, Any], validation: dict[str, Any], blocks: bool
 ) -> None:
     """Per-check `block` wins over `blockOnViolation`; warnings never block."""
     add(store, 1, "Simply.")
@@ -328,7 +328,7 @@ def test_only_configured_error_severity_violations_block(
     ) is blocks
 
 
-def test_reminder_is_bounded(store: SQLiteMemoryStore) -> None:
+def test_reminder_is_bounded(store: InMemoryStore) -> None:
     """Many violations give at most five lines plus a count, each clipped."""
     terms = [f"term{i}" + "x" * 300 for i in range(9)]
     add(store, 1, " ".join(terms))
@@ -340,7 +340,7 @@ def test_reminder_is_bounded(store: SQLiteMemoryStore) -> None:
     assert reminder.count("\n- ") == 6 and "… and 4 more" in reminder and len(reminder) < 1600
 
 
-def test_without_checks_the_cursor_moves_and_nothing_is_logged(store: SQLiteMemoryStore) -> None:
+def test_without_checks_the_cursor_moves_and_nothing_is_logged(store: InMemoryStore) -> None:
     """Turning checks on later validates only what is committed afterwards."""
     add(store, 1, "Simply.")
     assert run_validation(store, SESSION, checks()) == []
@@ -350,10 +350,10 @@ def test_without_checks_the_cursor_moves_and_nothing_is_logged(store: SQLiteMemo
 
 
 def test_script_dir_relative_to_base_dir_and_archived_text_is_validated(
-    store: SQLiteMemoryStore, tmp_path: Path
+    store: InMemoryStore, tmp_path: Path
 ) -> None:
     """A relative scriptDir resolves against base_dir; a truncated event is checked on its archived text."""
-    from lcm_core.models import ArchiveEntry
+    from lcm_core.store.models import ArchiveEntry
 
     write_script(
         tmp_path / "checks",

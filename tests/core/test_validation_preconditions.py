@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from lcm_core.config import load_config
-from lcm_core.preconditions import check_preconditions, paths_in_args
+from lcm_core.validation.preconditions import check_preconditions, paths_in_args
 
 
 def rules(*entries: Any) -> Any:

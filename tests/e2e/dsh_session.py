@@ -127,7 +127,7 @@ class DshSession:
         return MemoryRuntime.open(str(self.db))
 
     def sidecar_pids(self) -> list[int]:
-        """Our sidecar processes: python running lcm_adapter.sidecar on this database."""
+        """Our sidecar processes: python running lcm_adapter.dsh.sidecar on this database."""
         found: list[int] = []
         for entry in Path("/proc").iterdir():
             if not entry.name.isdigit():
@@ -136,7 +136,7 @@ class DshSession:
                 argv = (entry / "cmdline").read_bytes().split(b"\0")
             except OSError:
                 continue
-            if b"lcm_adapter.sidecar" in argv and str(self.db).encode() in argv:
+            if b"lcm_adapter.dsh.sidecar" in argv and str(self.db).encode() in argv:
                 found.append(int(entry.name))
         return sorted(found)
 

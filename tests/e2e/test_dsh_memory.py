@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from dsh_session import COMPACTION_ROWS, MEMORY_HEADER, DshSession, live_rows
 from fake_model import FakeModel, Text, ToolCall, request_texts
 
-from lcm_adapter.cli import cli
+from lcm_adapter.cli.main import cli
 
 CONSTRAINT = "约束：不要使用 Redis。预算上限是每月 500 美元（不含税）。"
 CORRECTION = "更正：预算上限改为每月 650 美元（不含税）。"

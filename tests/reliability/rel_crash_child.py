@@ -20,12 +20,12 @@ from typing import Any
 
 from rel_support import stream_event
 
-from lcm_core.capture import capture_batch, capture_event
+from lcm_adapter.dsh.capture import capture_batch, capture_event
 from lcm_core.config import load_config
 from lcm_store_sqlite import SQLiteMemoryStore
 
 try:  # extraction is someone else's module; exercise it too once it exists
-    from lcm_core.extraction import run_extraction as _run_extraction
+    from lcm_core.extraction.run import run_extraction as _run_extraction
 except ImportError:
     _run_extraction = None
 

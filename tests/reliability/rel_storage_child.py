@@ -21,15 +21,15 @@ from typing import Any
 
 from rel_support import matches_stream, stream_event
 
-from lcm_core.capture import capture_event
+from lcm_adapter.dsh.capture import capture_event
 from lcm_core.config import load_config
-from lcm_core.errors import StoreError
-from lcm_core.models import Event
+from lcm_core.store.errors import StoreError
+from lcm_core.store.models import Event
 from lcm_store_sqlite import SQLiteMemoryStore
 
 # The `lcm` script's shebang may point where another user cannot go: call the CLI
 # through this interpreter instead.
-LCM = [sys.executable, "-c", "from lcm_adapter.cli import main; main()"]
+LCM = [sys.executable, "-c", "from lcm_adapter.cli.main import main; main()"]
 
 
 def error_of(exc: BaseException) -> dict[str, Any]:

@@ -24,18 +24,18 @@ from typing import Any
 
 from rel_support import marker, stream_event
 
-from lcm_core.capture import capture_batch, capture_event
+from lcm_adapter.dsh.capture import capture_batch, capture_event
 from lcm_core.config import load_config
-from lcm_core.errors import StoreBusyError
-from lcm_core.models import Event
+from lcm_core.store.errors import StoreBusyError
+from lcm_core.store.models import Event
 from lcm_store_sqlite import SQLiteMemoryStore
 
 try:
-    from lcm_core.extraction import run_extraction as _run_extraction
+    from lcm_core.extraction.run import run_extraction as _run_extraction
 except ImportError:  # not landed yet: writers only capture
     _run_extraction = None
 try:
-    from lcm_core.assembly_log import assemble_and_log as _assemble_and_log
+    from lcm_core.assembly.log import assemble_and_log as _assemble_and_log
 except ImportError:  # not landed yet: the reader searches and lists instead
     _assemble_and_log = None
 

@@ -20,9 +20,9 @@ from typing import Any
 
 import rel_support as rs
 
-from lcm_core.capture import capture_batch
+from lcm_adapter.dsh.capture import capture_batch
 from lcm_core.config import load_config
-from lcm_core.models import ITEM_STATUSES
+from lcm_core.store.models import ITEM_STATUSES
 from lcm_store_sqlite import SQLiteMemoryStore
 
 SESSION = "crash-会话"
@@ -126,7 +126,7 @@ def derived(store: SQLiteMemoryStore) -> tuple[tuple[list[Any], list[Any]], list
     """Finish extraction, then (items, lifecycle rows) without ids or times; and its errors."""
     errors: list[str] = []
     try:
-        from lcm_core.extraction import run_extraction
+        from lcm_core.extraction.run import run_extraction
     except ImportError:  # extraction not in this build: nothing derived to compare
         return ([], []), errors
     errors.extend(run_extraction(store, SESSION, load_config()).errors)

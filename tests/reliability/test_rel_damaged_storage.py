@@ -28,16 +28,16 @@ from typing import Any
 import pytest
 import rel_support as rs
 
-from lcm_core.capture import capture_batch
+from lcm_adapter.dsh.capture import capture_batch
 from lcm_core.config import load_config
-from lcm_core.errors import StoreError, StoreOpenError
-from lcm_core.models import Event
+from lcm_core.store.errors import StoreError, StoreOpenError
+from lcm_core.store.models import Event
 from lcm_store_sqlite import SQLiteMemoryStore
 
 SESSION = "damaged"
 ROWS = 400
 NOBODY = 65534
-LCM = [sys.executable, "-c", "from lcm_adapter.cli import main; main()"]
+LCM = [sys.executable, "-c", "from lcm_adapter.cli.main import main; main()"]
 
 
 def build(path: Path, rows: int = ROWS) -> None:
@@ -230,7 +230,12 @@ def as_nobody(argv: list[str]) -> list[str]:
 def _nobody_can_import(prefix: tuple[str, ...]) -> bool:
     """Whether the unprivileged user can import lcm and its dependencies at all."""
     done = subprocess.run(
-        [*prefix, sys.executable, "-c", "import click, lcm_core.capture, lcm_adapter.cli"],
+        [
+            *prefix,
+            sys.executable,
+            "-c",
+            "import click, lcm_core.capture.events, lcm_adapter.cli.main",
+        ],
         capture_output=True,
         text=True,
         timeout=120,

@@ -17,7 +17,7 @@ import rel_support as rs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lcm_core.capture import capture_batch
+from lcm_adapter.dsh.capture import capture_batch
 from lcm_core.config import DEFAULTS, LIMITS, Config, Limit, budget_tokens, load_config
 from lcm_store_sqlite import SQLiteMemoryStore
 
@@ -141,7 +141,7 @@ def test_any_config_drives_capture_and_assembly_without_errors(
     store: SQLiteMemoryStore, user: dict[str, Any]
 ) -> None:
     """Capture and assembly under any loaded config report no errors."""
-    assembly = pytest.importorskip("lcm_core.assembly")
+    assembly = pytest.importorskip("lcm_core.assembly.assemble")
     rs.bump("hypothesis.config_drives_runtime.examples")
     config = load_config(user)
     report = capture_batch(store, "cfg", list(rs.stream(60, 70)), config)

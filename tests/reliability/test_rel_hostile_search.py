@@ -18,12 +18,12 @@ import rel_support as rs
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from lcm_core.capture import capture_batch
+from lcm_adapter.dsh.capture import capture_batch
 from lcm_core.config import load_config
-from lcm_core.errors import StoreError
-from lcm_core.ports import MemoryStore
-from lcm_core.query import query_signals, search_terms
+from lcm_core.store.errors import StoreError
+from lcm_core.store.ports import MemoryStore
 from lcm_core.testing.builders import make_item
+from lcm_core.text.query import query_signals, search_terms
 
 EXAMPLES = rs.scaled(100, 1_500)
 SETTINGS = settings(
@@ -172,7 +172,7 @@ def test_any_task_text_through_query_signals_never_raises(backend: Backend) -> N
 
 def test_any_task_text_assembles_without_errors_and_deterministically(backend: Backend) -> None:
     """Assembly for any query has no errors and gives the same text twice."""
-    assembly = pytest.importorskip("lcm_core.assembly")
+    assembly = pytest.importorskip("lcm_core.assembly.assemble")
 
     def check(text: str) -> None:
         first = assembly.assemble(backend.store, SESSION, (), CONFIG, query=text)
@@ -227,7 +227,7 @@ def test_thousands_of_terms_never_raise(backend: Backend, count: int) -> None:
 @pytest.mark.parametrize("name", sorted(_megabyte_strings()))
 def test_huge_task_texts_assemble_without_errors(backend: Backend, name: str) -> None:
     """A huge task text (100 kB by default, 1 MB in full mode) assembles without errors."""
-    assembly = pytest.importorskip("lcm_core.assembly")
+    assembly = pytest.importorskip("lcm_core.assembly.assemble")
     text = _megabyte_strings()[name][:ASSEMBLY_CHARS]
     rs.bump(f"assembly_huge_query_cases[{backend.name}]")
     rs.record("assembly_huge_query_chars", ASSEMBLY_CHARS)

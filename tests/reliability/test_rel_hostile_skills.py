@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from lcm_core.config import load_config
 from lcm_store_sqlite import SQLiteMemoryStore
 
-skill_parse = pytest.importorskip("lcm_core.skill_parse")
-skill_ingest = pytest.importorskip("lcm_core.skill_ingest")
+skill_parse = pytest.importorskip("lcm_core.skills.parse")
+skill_ingest = pytest.importorskip("lcm_core.skills.ingest")
 
 EXAMPLES = rs.scaled(200, 2_000)
 _CASES = itertools.count()

@@ -16,13 +16,13 @@ import rel_support as rs
 from rel_injection_corpus import CASES, USER_FORGERIES, Case
 
 from lcm_core.config import load_config
-from lcm_core.models import ITEM_STATUSES, MemoryItem
-from lcm_core.retrieval import source_seqs
+from lcm_core.retrieval.rank import source_seqs
+from lcm_core.store.models import ITEM_STATUSES, MemoryItem
 from lcm_store_sqlite import SQLiteMemoryStore
 
 runtime_module = pytest.importorskip("lcm_adapter.runtime")
-assembly = pytest.importorskip("lcm_core.assembly")
-render = pytest.importorskip("lcm_core.render")
+assembly = pytest.importorskip("lcm_core.assembly.assemble")
+render = pytest.importorskip("lcm_core.assembly.render")
 
 SID = "inject-会话"
 HOSTILE_SEQ = 2

@@ -21,12 +21,12 @@ import pytest
 import rel_support as rs
 
 from lcm_core.config import load_config
-from lcm_core.models import TABLES
+from lcm_core.store.models import TABLES
 from lcm_store_sqlite import SQLiteMemoryStore
 
 runtime_module = pytest.importorskip("lcm_adapter.runtime")
 
-LCM = [sys.executable, "-c", "from lcm_adapter.cli import main; main()"]
+LCM = [sys.executable, "-c", "from lcm_adapter.cli.main import main; main()"]
 SESSIONS = ("alpha-会话", "bravo-会话", "charlie-会话")
 MARKERS = {session: f"QZM{index}marker" for index, session in enumerate(SESSIONS)}
 # Tables whose rows belong to one session (the others are shared: meta, skills, rules).
@@ -56,7 +56,7 @@ def lcm(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
 
 _CREATE = """
 import sys
-from lcm_core.capture import capture_batch
+from lcm_adapter.dsh.capture import capture_batch
 from lcm_core.config import load_config
 from lcm_store_sqlite import SQLiteMemoryStore
 import rel_support as rs
@@ -352,7 +352,7 @@ def check(text, context):
 
 def test_script_checks_load_only_from_the_configured_folder(tmp_path: Path) -> None:
     """Paths outside `validation.scriptDir` (absolute, `..`, symlinks, home) never load."""
-    validation = pytest.importorskip("lcm_core.validation")
+    validation = pytest.importorskip("lcm_core.validation.validate")
     scripts = tmp_path / "scripts"
     outside = tmp_path / "outside"
     scripts.mkdir()

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rel_redaction_corpus import ORDINARY, SECRETS, Secret
 
-from lcm_core.redact import marker, redact, redact_counts, redact_value
+from lcm_core.text.redact import marker, redact, redact_counts, redact_value
 
 EXAMPLES = rs.scaled(300, 3_000)
 SETTINGS = settings(

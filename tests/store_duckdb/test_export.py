@@ -15,14 +15,14 @@ import pytest
 duckdb = pytest.importorskip("duckdb")
 pytest.importorskip("pyarrow", reason="export needs pyarrow (the duckdb extra)")
 
-from lcm_core.analytics_sql import build_report, reason_class  # noqa: E402
-from lcm_core.errors import StoreError  # noqa: E402
-from lcm_core.export_files import MANIFEST_NAME, ExportError, read_manifest  # noqa: E402
-from lcm_core.export_jsonl import read_jsonl  # noqa: E402
-from lcm_core.export_run import export_store, stats_report  # noqa: E402
-from lcm_core.models import TABLES, AssemblyLog, ValidationLog  # noqa: E402
-from lcm_core.ports import MemoryStore  # noqa: E402
-from lcm_core.registry import open_store  # noqa: E402
+from lcm_core.reports.analytics import build_report, reason_class  # noqa: E402
+from lcm_core.reports.export import export_store, stats_report  # noqa: E402
+from lcm_core.reports.files import MANIFEST_NAME, ExportError, read_manifest  # noqa: E402
+from lcm_core.reports.jsonl import read_jsonl  # noqa: E402
+from lcm_core.store.errors import StoreError  # noqa: E402
+from lcm_core.store.models import TABLES, AssemblyLog, ValidationLog  # noqa: E402
+from lcm_core.store.ports import MemoryStore  # noqa: E402
+from lcm_core.store.registry import open_store  # noqa: E402
 from lcm_core.testing.builders import (  # noqa: E402
     CHINESE,
     MIXED,
@@ -262,7 +262,7 @@ def test_a_failed_export_leaves_nothing_behind(
 
 
 @pytest.mark.skipif(
-    importlib.util.find_spec("lcm_core.redact") is None, reason="no lcm_core.redact"
+    importlib.util.find_spec("lcm_core.text.redact") is None, reason="no lcm_core.text.redact"
 )
 def test_redact_replaces_secrets_in_text_and_keeps_other_rows(
     source: MemoryStore, tmp_path: Path

@@ -10,8 +10,8 @@ import pytest
 
 pytest.importorskip("duckdb")
 
-from lcm_core.errors import StoreError
-from lcm_core.models import TABLES, ItemChange
+from lcm_core.store.errors import StoreError
+from lcm_core.store.models import TABLES, ItemChange
 from lcm_core.testing.builders import lifecycle, make_event, make_item, populate
 from lcm_store_duckdb import DuckDBMemoryStore
 

@@ -15,14 +15,14 @@ pytest.importorskip("duckdb")
 
 import duckdb
 
-from lcm_core.errors import SchemaVersionError, StoreBusyError, StoreOpenError
-from lcm_core.registry import available_backends, open_store
+from lcm_core.store.errors import SchemaVersionError, StoreBusyError, StoreOpenError
+from lcm_core.store.registry import available_backends, open_store
 from lcm_core.testing.builders import make_event, make_item, populate
 from lcm_store_duckdb import DuckDBMemoryStore, open_duckdb_store
 
 _SECOND_OPENER = """
 import sys
-from lcm_core.errors import StoreError
+from lcm_core.store.errors import StoreError
 from lcm_store_duckdb import DuckDBMemoryStore
 try:
     DuckDBMemoryStore(sys.argv[1])

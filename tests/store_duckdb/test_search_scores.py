@@ -8,10 +8,10 @@ import pytest
 
 pytest.importorskip("duckdb")
 
-from lcm_core.models import ItemChange
-from lcm_core.ports import MemoryStore
+from lcm_core.store.models import ItemChange
+from lcm_core.store.ports import MemoryStore
 from lcm_core.testing.builders import lifecycle, make_event, make_item
-from lcm_core.text import score_matches
+from lcm_core.text.tokens import score_matches
 from lcm_store_duckdb import DuckDBMemoryStore
 from lcm_store_sqlite import SQLiteMemoryStore
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from lcm_core.errors import SchemaVersionError, StoreOpenError
-from lcm_core.models import SCHEMA_VERSION, Event
+from lcm_core.store.errors import SchemaVersionError, StoreOpenError
+from lcm_core.store.models import SCHEMA_VERSION, Event
 from lcm_store_sqlite import SQLiteMemoryStore
 from lcm_store_sqlite import connection as connection_module
 from lcm_store_sqlite.schema import V1

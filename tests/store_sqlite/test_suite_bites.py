@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from lcm_core.models import Event, ItemChange, MemoryEvent, MemoryItem
-from lcm_core.text import sha256_hex
+from lcm_core.store.models import Event, ItemChange, MemoryEvent, MemoryItem
+from lcm_core.text.tokens import sha256_hex
 from lcm_store_sqlite import SQLiteMemoryStore
 
 

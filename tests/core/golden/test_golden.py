@@ -16,15 +16,15 @@ from typing import Any
 
 import pytest
 
-from lcm_core.assembly import AssemblyResult, assemble
-from lcm_core.assembly_log import assemble_and_log
+from lcm_core.assembly.assemble import AssemblyResult, assemble
+from lcm_core.assembly.log import assemble_and_log
+from lcm_core.assembly.step import StepMessage
 from lcm_core.config import Config, load_config
-from lcm_core.models import Rule, TaskState, ValidationLog
-from lcm_core.ports import MemoryStore
-from lcm_core.query import QuerySignals
-from lcm_core.skills import effective_rules, ingest_skills, set_rule_override
-from lcm_core.step import StepMessage
-from lcm_core.validation import pending_repair_reminder, run_validation
+from lcm_core.skills.select import effective_rules, ingest_skills, set_rule_override
+from lcm_core.store.models import Rule, TaskState, ValidationLog
+from lcm_core.store.ports import MemoryStore
+from lcm_core.text.query import QuerySignals
+from lcm_core.validation.validate import pending_repair_reminder, run_validation
 
 HERE = Path(__file__).parent
 SKILL_FIXTURES = HERE.parent.parent / "fixtures" / "skills"
@@ -511,10 +511,23 @@ def validation_repair_reminder(s: Any) -> list[Step]:
 # --- the test ------------------------------------------------------------------------------
 
 
+def _open(backend: str) -> MemoryStore | None:
+    """A fresh store of the backend (None: the scripts' default, the reference store)."""
+    if backend == "reference":
+        return None
+    sqlite = pytest.importorskip("lcm_store_sqlite")
+    store: MemoryStore = sqlite.SQLiteMemoryStore(":memory:")
+    return store
+
+
+@pytest.mark.parametrize("backend", ["reference", "sqlite"])
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
-def test_golden(name: str, new_script: Callable[[str], Any]) -> None:
-    """The assembled blocks of a scripted session match the reviewed snapshot byte for byte."""
-    steps = SCENARIOS[name](new_script(f"golden-{name}"))
+def test_golden(name: str, backend: str, new_script: Callable[..., Any]) -> None:
+    """The assembled blocks of a scripted session match the reviewed snapshot byte for byte.
+
+    Both the reference store and SQLite must give the very same bytes.
+    """
+    steps = SCENARIOS[name](new_script(f"golden-{name}", _open(backend)))
     actual = render(steps)
     path = HERE / f"{name}.golden"
     if UPDATE:
@@ -522,7 +535,7 @@ def test_golden(name: str, new_script: Callable[[str], Any]) -> None:
     assert path.exists(), f"missing {path.name}; run with LCM_UPDATE_GOLDEN=1 and review it"
     assert actual == path.read_text(encoding="utf-8")
     # Rebuilding the same session from scratch must give the same bytes again.
-    assert render(SCENARIOS[name](new_script(f"golden-{name}"))) == actual
+    assert render(SCENARIOS[name](new_script(f"golden-{name}", _open(backend)))) == actual
 
 
 def test_there_are_at_least_twelve_scenarios() -> None:

@@ -1,0 +1,186 @@
+"""`lcm hook EVENT`: Claude-Code-style command hooks, for Claude Code and DSH's hooks bridge.
+
+The host writes one JSON object on stdin (`session_id`, `transcript_path`, `cwd`,
+`hook_event_name`, plus `prompt`, `tool_name`/`tool_input` or `source` by event) and
+reads our reply on stdout. Every event first captures what the transcript gained since
+the last hook. Then:
+
+- `user-prompt-submit`: the memory block for the prompt, as `additionalContext`;
+- `session-start`: the same block after a compaction, resume or clear (`source`);
+- `pre-tool-use`: a deny with its reason when a configured precondition fails;
+- `post-tool-use`, `stop`: capture only.
+
+Memory must never stop the user's agent: bad stdin, a broken database or any error
+prints no reply, logs one line (stderr and `hooks.log` beside the database) and exits 0.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final
+
+from lcm_core.config import Config
+from lcm_core.store.registry import parse_store_url
+
+EVENTS: Final[dict[str, str]] = {
+    "user-prompt-submit": "UserPromptSubmit",
+    "pre-tool-use": "PreToolUse",
+    "post-tool-use": "PostToolUse",
+    "session-start": "SessionStart",
+    "stop": "Stop",
+}
+LOG_FILE: Final = "hooks.log"
+MAX_STDIN_BYTES: Final = 16 << 20
+MAX_LOG_CHARS: Final = 500
+# SessionStart sources after which the model has lost (or never had) the history.
+REINJECT_SOURCES: Final = frozenset({"compact", "resume", "clear"})
+
+
+@dataclass(slots=True)
+class HookOutcome:
+    """The reply to print (None prints nothing) and the problems to log."""
+
+    reply: dict[str, Any] | None = None
+    problems: list[str] = field(default_factory=list)
+
+
+def event_name(name: str) -> str | None:
+    """The CLI name of a hook event, from either spelling (`pre-tool-use`, `PreToolUse`)."""
+    folded = name.replace("-", "").replace("_", "").lower()
+    for cli_name, host_name in EVENTS.items():
+        if folded in (cli_name.replace("-", ""), host_name.lower()):
+            return cli_name
+    return None
+
+
+def parse_payload(raw: bytes) -> dict[str, Any]:
+    """The hook's JSON object; raises ValueError with a short reason otherwise."""
+    if len(raw) > MAX_STDIN_BYTES:
+        raise ValueError(f"stdin is larger than {MAX_STDIN_BYTES} bytes")
+    text = raw.decode("utf-8", errors="replace").strip()
+    if not text:
+        raise ValueError("stdin is empty; expected the hook's JSON object")
+    value = json.loads(text)
+    if not isinstance(value, dict):
+        raise ValueError(f"stdin holds a JSON {type(value).__name__}, not an object")
+    session = value.get("session_id")
+    if not isinstance(session, str) or not session.strip():
+        raise ValueError("the hook payload has no session_id")
+    return value
+
+
+def context_reply(host_event: str, text: str) -> dict[str, Any]:
+    """A reply that adds `text` to the model's context."""
+    return {"hookSpecificOutput": {"hookEventName": host_event, "additionalContext": text}}
+
+
+def deny_reply(reason: str) -> dict[str, Any]:
+    """A PreToolUse reply that refuses the tool call, with the reason the model sees."""
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }
+    }
+
+
+def _block_text(message: Mapping[str, Any] | None) -> str:
+    if not message:
+        return ""
+    return "\n".join(
+        str(p.get("text", "")) for p in message.get("content", []) if isinstance(p, Mapping)
+    )
+
+
+def handle(event: str, payload: Mapping[str, Any], db_url: str, config: Config) -> HookOutcome:
+    """Answer one hook event; never raises (problems come back in the outcome)."""
+    outcome = HookOutcome()
+    try:
+        from lcm_adapter.runtime import MemoryRuntime
+
+        runtime = MemoryRuntime.open(db_url, config)
+    except Exception as exc:
+        outcome.problems.append(f"cannot open the memory database: {exc}")
+        return outcome
+    try:
+        _answer(runtime, event, payload, outcome)
+    except Exception as exc:
+        outcome.reply = None
+        outcome.problems.append(f"{type(exc).__name__}: {exc}")
+    finally:
+        runtime.close()
+    return outcome
+
+
+def _answer(runtime: Any, event: str, payload: Mapping[str, Any], outcome: HookOutcome) -> None:
+    session_id = str(payload["session_id"])
+    cwd = payload.get("cwd")
+    if isinstance(cwd, str) and cwd:
+        runtime.cwd = cwd  # preconditions and validation resolve paths against it
+    transcript = payload.get("transcript_path")
+    if isinstance(transcript, str) and transcript:
+        try:
+            from lcm_adapter.claude.transcript import sync_transcript
+
+            synced = sync_transcript(runtime, session_id, transcript)
+            outcome.problems.extend(f"transcript: {e}" for e in synced.errors[:3])
+        except Exception as exc:  # capture failing must not cost the prompt its memory
+            outcome.problems.append(f"transcript {transcript}: {type(exc).__name__}: {exc}")
+    if event == "user-prompt-submit":
+        prompt = payload.get("prompt")
+        messages = []
+        if isinstance(prompt, str) and prompt.strip():
+            messages.append(
+                {
+                    "role": "user",
+                    "content": [{"type": "text", "text": prompt}],
+                    "source": {"kind": "user"},
+                }
+            )
+        text = _block_text(runtime.pre_step(session_id, messages, None, None))
+        if text:
+            outcome.reply = context_reply(EVENTS[event], text)
+    elif event == "session-start" and payload.get("source") in REINJECT_SOURCES:
+        text = _block_text(runtime.pre_step(session_id, [], None, None))
+        if text:
+            outcome.reply = context_reply(EVENTS[event], text)
+    elif event == "pre-tool-use":
+        tool = payload.get("tool_name")
+        args = payload.get("tool_input") or {}
+        decision = runtime.pre_tool(session_id, str(tool or ""), args)
+        if decision.get("kind") == "deny":
+            outcome.reply = deny_reply(
+                str(decision.get("reason") or "denied by a memory precondition")
+            )
+    last_error = getattr(getattr(runtime, "stats", None), "last_error", None)
+    if last_error:
+        outcome.problems.append(str(last_error))
+
+
+def log_path(db_url: str) -> Path | None:
+    """`hooks.log` beside the database file; None for an in-memory database."""
+    try:
+        location = parse_store_url(db_url).location
+    except Exception:
+        return None
+    return None if location == ":memory:" else Path(location).expanduser().parent / LOG_FILE
+
+
+def log_problems(db_url: str, event: str, problems: list[str]) -> list[str]:
+    """Append the problems to the hook log (best effort); returns the lines written."""
+    stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    lines = [f"{stamp} lcm hook {event}: {p[:MAX_LOG_CHARS]}" for p in problems]
+    path = log_path(db_url)
+    if lines and path is not None and path.parent.is_dir():
+        try:
+            with path.open("a", encoding="utf-8") as handle:
+                handle.write("\n".join(lines) + "\n")
+            path.chmod(0o600)
+        except OSError:
+            pass
+    return lines

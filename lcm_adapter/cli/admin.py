@@ -1,0 +1,173 @@
+"""`lcm doctor | purge`: the health and deletion of the store (`stats` is in cli_analytics)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import platform
+import stat
+from pathlib import Path
+from typing import Any, Final
+
+import click
+
+from lcm_adapter import render
+from lcm_adapter.cli.base import (
+    EXIT_FAILURE,
+    emit,
+    fail,
+    json_option,
+    opened_store,
+    state,
+)
+from lcm_adapter.paths import default_db_path, dsh_home
+from lcm_core import usecases
+from lcm_core.store.registry import available_backends, parse_store_url
+
+OPTIONAL_MODULES: Final = ("rich", "mcp", "zstandard", "duckdb")
+STATS_SESSIONS: Final = 20
+# What lcm can see from its own store, and what it cannot know about the host.
+CANNOT_OBSERVE: Final = (
+    "which host profile and plugins are loaded (DSH patches, Claude Code settings)",
+    "which compaction plugin the host runs and its thresholds, until compaction events arrive",
+    "events the host committed while no lcm process was listening (ingest the session log)",
+    "whether the host applied the injected message (only pre-step skips it reports are logged)",
+    "the model's own tokenizer, unless the host supplies a token meter",
+)
+
+
+def _mode(path: Path) -> str | None:
+    try:
+        return oct(stat.S_IMODE(os.stat(path).st_mode))
+    except OSError:
+        return None
+
+
+def _db_source(ctx: click.Context) -> str:
+    if ctx.find_root().params.get("db"):
+        return "--db"
+    return "LCM_DB" if os.environ.get("LCM_DB", "").strip() else "default"
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("long-conversation-memory")
+    except Exception:
+        return "unknown"
+
+
+def _compatibility(store: Any) -> dict[str, Any]:
+    """What the stored sessions show about the host, and what no store can show."""
+    sessions = usecases.sessions(store)
+    versions = {s.dsh_version for s in sessions[:STATS_SESSIONS] if s.dsh_version}
+    compaction = usecases.sessions_with_compaction(store, sessions[:STATS_SESSIONS])
+    return {
+        "sessions_seen": len(sessions),
+        "sessions_with_compaction": compaction,
+        "host_versions": sorted(versions),
+        "cannot_observe": list(CANNOT_OBSERVE),
+    }
+
+
+@click.command()
+@json_option
+@click.pass_context
+def doctor(ctx: click.Context, as_json: bool) -> None:
+    """Check the store: path, schema, integrity, file modes, installed extras, host visibility."""
+    cli_state = state(ctx)
+    with opened_store(ctx) as store:
+        location = parse_store_url(cli_state.db).location
+        checked = usecases.health(store)
+        problems = list(checked.problems)
+        on_disk = location != ":memory:"
+        path = Path(location)
+        data: dict[str, Any] = {
+            "url": checked.url,
+            "path": location,
+            "schema_version": checked.schema_version,
+            "integrity": problems if problems else "ok",
+            "file_mode": _mode(path) if on_disk else None,
+            "folder_mode": _mode(path.parent) if on_disk else None,
+            "wal_mode": _mode(Path(location + "-wal")) if on_disk else None,
+            "counts": checked.counts,
+            "paths": {
+                "db_source": _db_source(ctx),
+                "dsh_home": str(dsh_home()),
+                "default_db": str(default_db_path()),
+                "config": cli_state.config_path,
+            },
+            "versions": {"lcm": _version(), "python": platform.python_version()},
+            "backends": sorted(available_backends()),
+            "extras": {
+                name: importlib.util.find_spec(name) is not None for name in OPTIONAL_MODULES
+            },
+            "compatibility": _compatibility(store),
+        }
+    emit(as_json, data, _render_doctor)
+    if problems:
+        ctx.exit(EXIT_FAILURE)
+
+
+def _render_doctor(d: dict[str, Any]) -> str:
+    integrity = d["integrity"] if d["integrity"] == "ok" else "; ".join(d["integrity"])
+    comp = d["compatibility"]
+    rows: list[tuple[str, Any]] = [
+        ("database", f"{d['path']}  (from {d['paths']['db_source']})"),
+        ("schema", f"v{d['schema_version']}"),
+        ("integrity", integrity),
+        ("file mode", f"{d['file_mode']}  (folder {d['folder_mode']}, wal {d['wal_mode']})"),
+        ("rows", ", ".join(f"{k}={v}" for k, v in d["counts"].items() if v) or "none"),
+        ("DSH home", d["paths"]["dsh_home"]),
+        ("config", d["paths"]["config"] or "defaults"),
+        ("versions", f"lcm {d['versions']['lcm']}, python {d['versions']['python']}"),
+        ("backends", ", ".join(d["backends"])),
+        ("extras", ", ".join(f"{k} {'yes' if v else 'no'}" for k, v in d["extras"].items())),
+        (
+            "host seen",
+            f"{comp['sessions_seen']} sessions, {comp['sessions_with_compaction']} with "
+            f"compaction, versions {', '.join(comp['host_versions']) or 'unknown'}",
+        ),
+    ]
+    rows.extend(("cannot observe", line) for line in comp["cannot_observe"])
+    return render.to_text(render.pairs(rows))
+
+
+@click.command()
+@click.option("--session", "session", metavar="ID", help="Delete every row of this session.")
+@click.option("--all", "purge_all", is_flag=True, help="Delete every session (needs --yes).")
+@click.option("--yes", is_flag=True, help="Confirm --all.")
+@json_option
+@click.pass_context
+def purge(
+    ctx: click.Context, session: str | None, purge_all: bool, yes: bool, as_json: bool
+) -> None:
+    """Delete a session's rows, or everything with --all --yes; prints what was deleted."""
+    if bool(session) == purge_all:
+        raise click.UsageError("give either --session ID or --all --yes")
+    if purge_all and not yes:
+        raise click.UsageError("--all deletes every session: add --yes to confirm")
+    with opened_store(ctx) as store:
+        if session and not usecases.has_session(store, session):
+            fail(f"no session {session!r} in {store.url}")
+        deleted = usecases.purge(store, session or None)
+    data = {
+        "scope": "all" if purge_all else "session",
+        "session": session,
+        "deleted": deleted,
+        "total": sum(deleted.values()),
+    }
+    emit(as_json, data, _render_purge)
+
+
+def _render_purge(d: dict[str, Any]) -> str:
+    what = "every session" if d["scope"] == "all" else f"session {d['session']}"
+    detail = ", ".join(f"{table}={n}" for table, n in d["deleted"].items() if n) or "nothing"
+    return f"purged {what}: {d['total']} rows ({detail})"
+
+
+def register(group: click.Group) -> None:
+    """Add the store commands to the `lcm` group."""
+    for command in (doctor, purge):
+        group.add_command(command)

@@ -1,0 +1,78 @@
+"""The `lcm` command line: readable output for people, `--json` for machines.
+
+Exit codes: 0 ok, 1 failure (one line on stderr), 2 usage. An unexpected error is one
+line too; `--debug` shows its traceback instead.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Final
+
+import click
+
+from lcm_adapter.cli.base import CliState, handle_unexpected
+from lcm_adapter.paths import resolve_db_url
+
+# Modules that add commands to the group, in help order. Each defines `register(cli)`.
+COMMAND_MODULES: Final = (
+    "lcm_adapter.cli.memory",
+    "lcm_adapter.cli.admin",
+    "lcm_adapter.cli.analytics",
+    "lcm_adapter.cli.skills",
+    "lcm_adapter.cli.demo",
+    "lcm_adapter.cli.faces",
+    "lcm_adapter.cli.dsh",
+)
+
+
+class LcmGroup(click.Group):
+    """A group that turns any unexpected exception into one line on stderr."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except (SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as exc:
+            handle_unexpected(ctx, exc)
+
+
+@click.group(cls=LcmGroup)
+@click.option(
+    "--db",
+    "db",
+    metavar="URL",
+    help="Database: a path, sqlite:///PATH or duckdb:///PATH (env LCM_DB).",
+)
+@click.option(
+    "--config",
+    "config_path",
+    metavar="FILE",
+    type=click.Path(dir_okay=False),
+    help="Settings file (JSON or TOML) merged over the defaults.",
+)
+@click.option("--debug", is_flag=True, help="Show a traceback on unexpected errors.")
+@click.version_option(package_name="long-conversation-memory", prog_name="lcm")
+@click.pass_context
+def cli(ctx: click.Context, db: str | None, config_path: str | None, debug: bool) -> None:
+    """Durable, deterministic memory for long agent conversations.
+
+    Start with `lcm demo`. Colours are off when output is piped or NO_COLOR is set.
+    """
+    ctx.obj = CliState(db=resolve_db_url(db), config_path=config_path, debug=debug)
+
+
+def _register_all() -> None:
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(cli)
+
+
+_register_all()
+
+
+def main() -> None:
+    """Console entry point."""
+    cli(prog_name="lcm")

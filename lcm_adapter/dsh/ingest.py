@@ -1,0 +1,200 @@
+"""`lcm ingest`: backfill DSH session logs into the memory database, read-only and idempotent.
+
+A path may be one log file, a session folder, or a whole `$DSH_HOME/sessions` tree.
+Each log's header line names its session; its events go through the same capture
+path as the live plugin (insert-or-ignore on `(session_id, seq)`), in batches, so a
+second run adds nothing and the events table matches what live capture wrote. A
+damaged line or frame is reported with its file and line and the rest is still read.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from lcm_adapter.dsh.logread import Damage, Line, MissingZstdError, read_lines
+from lcm_adapter.runtime import MemoryRuntime
+
+BATCH: Final = 2000
+# Log file names of DSH 0.1 (`session.jsonl`) and 0.2 (`session.v4.jsonl`), plain or zstd.
+LOG_SUFFIXES: Final = (".jsonl", ".jsonl.zstd", ".jsonl.zst")
+
+
+class IngestError(ValueError):
+    """A path given on the command line cannot be ingested at all."""
+
+
+@dataclass(frozen=True, slots=True)
+class Issue:
+    """Something that could not be read or stored, with where it was."""
+
+    path: str
+    line: int | None
+    reason: str
+
+    def __str__(self) -> str:
+        where = self.path if self.line is None else f"{self.path}:{self.line}"
+        return f"{where}: {self.reason}"
+
+
+@dataclass(slots=True)
+class IngestReport:
+    """Totals of one ingest run."""
+
+    files: int = 0
+    sessions: set[str] = field(default_factory=set)
+    lines: int = 0
+    events: int = 0
+    inserted: int = 0
+    duplicates: int = 0
+    issues: list[Issue] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def rate(self) -> float:
+        return self.events / self.seconds if self.seconds > 0 else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "files": self.files,
+            "sessions": len(self.sessions),
+            "lines": self.lines,
+            "events": self.events,
+            "inserted": self.inserted,
+            "duplicates": self.duplicates,
+            "issues": [str(issue) for issue in self.issues],
+            "seconds": round(self.seconds, 3),
+            "events_per_second": round(self.rate, 1),
+        }
+
+
+Progress = Callable[[IngestReport, Path], None]
+
+
+def is_log_file(path: Path) -> bool:
+    return path.name.startswith("session") and path.name.endswith(LOG_SUFFIXES)
+
+
+def discover(paths: Iterable[Path]) -> list[Path]:
+    """The log files under the given paths, in a stable order, each once."""
+    found: dict[Path, None] = {}
+    for path in paths:
+        if path.is_file():
+            found[path] = None
+        elif path.is_dir():
+            for candidate in sorted(path.rglob("session*")):
+                if candidate.is_file() and is_log_file(candidate):
+                    found[candidate] = None
+        else:
+            raise IngestError(f"no such file or folder: {path}")
+    return list(found)
+
+
+def ingest_paths(
+    runtime: MemoryRuntime, paths: Iterable[Path], progress: Progress | None = None
+) -> IngestReport:
+    """Ingest every log found under `paths`; never writes to the logs."""
+    files = discover(paths)
+    report = IngestReport()
+    started = time.perf_counter()
+    for path in files:
+        ingest_file(runtime, path, report, progress, started)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _parsed(path: Path, lines: Iterator[Line], report: IngestReport) -> Iterator[tuple[int, Any]]:
+    """JSON values of the lines; unparseable lines become issues."""
+    for line in lines:
+        report.lines += 1
+        try:
+            yield line.number, json.loads(line.data)
+        except ValueError:
+            reason = (
+                "truncated last line (the log may still be being written)"
+                if not line.complete
+                else "line is not valid JSON"
+            )
+            report.issues.append(Issue(str(path), line.number, reason))
+
+
+def ingest_file(
+    runtime: MemoryRuntime,
+    path: Path,
+    report: IngestReport,
+    progress: Progress | None = None,
+    started: float | None = None,
+) -> None:
+    """Ingest one log file into `report`."""
+    damage: list[Damage] = []
+    report.files += 1
+    session_id: str | None = None
+    batch: list[Any] = []
+    numbers: list[int] = []
+    t0 = time.perf_counter() if started is None else started
+    try:
+        for number, value in _parsed(path, read_lines(path, damage), report):
+            if session_id is None:
+                session_id, is_header = _session_of(path, value)
+                if not is_header:
+                    report.issues.append(
+                        Issue(
+                            str(path),
+                            number,
+                            f"no session header; using folder name {session_id!r}",
+                        )
+                    )
+                else:
+                    continue
+            elif isinstance(value, dict) and value.get("type") == "session":
+                continue  # a repeated header carries no event
+            batch.append(value)
+            numbers.append(number)
+            if len(batch) >= BATCH:
+                _flush(runtime, path, session_id, batch, numbers, report)
+                if progress is not None:
+                    report.seconds = time.perf_counter() - t0
+                    progress(report, path)
+    except MissingZstdError as exc:
+        report.issues.append(Issue(str(path), None, str(exc)))
+    except OSError as exc:
+        report.issues.append(Issue(str(path), None, f"cannot read: {exc.strerror or exc}"))
+    if session_id is not None and batch:
+        _flush(runtime, path, session_id, batch, numbers, report)
+    report.issues.extend(Issue(str(path), d.line, d.reason) for d in damage)
+    if progress is not None:
+        report.seconds = time.perf_counter() - t0
+        progress(report, path)
+
+
+def _session_of(path: Path, value: Any) -> tuple[str, bool]:
+    """The session id from a header line, else the log's folder name; and whether it was a header."""
+    if isinstance(value, dict) and value.get("type") == "session":
+        ident = value.get("id")
+        if isinstance(ident, str) and ident:
+            return ident, True
+    return path.parent.name, False
+
+
+def _flush(
+    runtime: MemoryRuntime,
+    path: Path,
+    session_id: str,
+    batch: list[Any],
+    numbers: list[int],
+    report: IngestReport,
+) -> None:
+    capture = runtime.on_events(session_id, batch)
+    report.sessions.add(session_id)
+    report.events += capture.rows  # a packed chunk row counts as the events it holds
+    report.inserted += capture.inserted
+    report.duplicates += capture.duplicates
+    for problem in capture.errors:
+        line = numbers[problem.index] if 0 <= problem.index < len(numbers) else None
+        report.issues.append(Issue(str(path), line, problem.reason))
+    batch.clear()
+    numbers.clear()

@@ -1,0 +1,89 @@
+"""Fitting candidate entries into the token budget, section by section, in fixed order.
+
+Each entry costs the tokens of its text plus a newline, and the first entry of a section
+also pays for the section title; an entry that does not fit is left out with the tokens
+it needed, and smaller entries after it may still fit. The sum of the costs is an upper
+bound of the block's own count, so the block never exceeds the budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from lcm_core.assembly.render import HEADER, SECTION_ORDER, SECTION_TITLES
+from lcm_core.retrieval.rank import Omission
+from lcm_core.text.tokens import estimate_tokens
+
+TokenMeter = Callable[[str], int]
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One entry that may go into the block: its section, a stable ref, and its text."""
+
+    section: str
+    ref: str
+    text: str
+
+
+def choose_meter(meter: TokenMeter | None) -> tuple[TokenMeter, str, list[str]]:
+    """The cost function and its token source; a failing host meter falls back to estimate."""
+    if meter is None:
+        return estimate_tokens, "estimate", []
+
+    def exact(text: str) -> int:
+        value = meter(text)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise ValueError(f"token meter returned {value!r}")
+        return value
+
+    try:
+        exact(HEADER)
+    except Exception as exc:
+        return estimate_tokens, "estimate", [f"token meter failed ({exc}); used the estimate"]
+    return exact, "exact", []
+
+
+def pack(
+    candidates: Sequence[Candidate], budget: int, cost: TokenMeter
+) -> tuple[str, int, list[dict[str, Any]], list[Candidate], list[Omission]]:
+    """Fill the budget in section order; returns text, tokens, section reports, kept, left out."""
+    used = cost(HEADER + "\n")
+    if used > budget:
+        reason = f"the header alone needs {used} tokens, more than the budget {budget}"
+        return "", 0, [], [], [Omission(c.section, c.ref, reason) for c in candidates]
+    parts = [HEADER]
+    reports: list[dict[str, Any]] = []
+    kept: list[Candidate] = []
+    omitted: list[Omission] = []
+    for section in SECTION_ORDER:
+        title = SECTION_TITLES[section]
+        title_cost = cost("\n" + title + "\n")
+        lines: list[str] = []
+        section_tokens = 0
+        for candidate in (c for c in candidates if c.section == section):
+            need = cost(candidate.text + "\n") + (0 if lines else title_cost)
+            if used + need > budget:
+                left = budget - used
+                reason = f"needs {need} tokens, {left} of the budget {budget} left"
+                omitted.append(Omission(section, candidate.ref, reason))
+                continue
+            used += need
+            section_tokens += need
+            lines.append(candidate.text)
+            kept.append(candidate)
+        if lines:
+            parts.append(title + "\n" + "\n".join(lines))
+            refs = [c.ref for c in kept if c.section == section]
+            reports.append(
+                {
+                    "name": section,
+                    "title": title,
+                    "entries": len(lines),
+                    "tokens": section_tokens,
+                    "refs": refs,
+                }
+            )
+    return "\n\n".join(parts), used, reports, kept, omitted

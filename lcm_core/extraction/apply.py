@@ -1,0 +1,233 @@
+"""Applying one message's extraction to the store: items, corrections, restatements,
+promotions and the task state. Every write goes through the port and `lifecycle`.
+
+Replays are safe: an item id is a hash of session, kind and content, so a message seen
+again finds its items already there; an item whose `derived_from_seq` is this message is
+never revived by it, and a task state already updated by this or a later message is left.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from lcm_core.capture.events import is_generated
+from lcm_core.extraction import lifecycle
+from lcm_core.extraction.candidates import Candidate, Extraction
+from lcm_core.extraction.correct import (
+    TargetView,
+    is_subject_less,
+    pick_target,
+    substitute,
+    target_view,
+)
+from lcm_core.extraction.rules import classify
+from lcm_core.extraction.task import apply_patch
+from lcm_core.store.errors import StoreConflictError
+from lcm_core.store.models import Event, MemoryItem, TaskState
+from lcm_core.store.ports import MemoryStore
+from lcm_core.text.conditions import find_conditions
+from lcm_core.text.numbers import Quantity, parse_quantities
+from lcm_core.text.tokens import fingerprint, stable_item_id
+
+EXTRACTOR: Final = "lcm-rules@1"
+MESSAGE_TYPES: Final = ("user/message", "assistant/message")
+_LOOKBACK: Final = 200  # seqs searched for the message a confirmation answers
+
+
+class ActiveItems:
+    """The session's active items a correction may target, newest last.
+
+    Loaded on the first correction of a run and kept in step with the run's own writes,
+    so a long session is read once per run, not once per correction. The runner calls
+    `reset` after a failed event, whose writes were rolled back.
+    """
+
+    def __init__(self, store: MemoryStore, session_id: str) -> None:
+        self._store = store
+        self._session_id = session_id
+        self._items: dict[str, TargetView] | None = None
+
+    def views(self) -> list[TargetView]:
+        if self._items is None:
+            listed = self._store.list_items(self._session_id, statuses=("active",))
+            self._items = {i.id: target_view(i) for i in listed if i.kind != "proposal"}
+        return list(self._items.values())
+
+    def added(self, item: MemoryItem) -> None:
+        if self._items is not None and item.status == "active" and item.kind != "proposal":
+            self._items.pop(item.id, None)
+            self._items[item.id] = target_view(item)
+
+    def removed(self, item_id: str) -> None:
+        if self._items is not None:
+            self._items.pop(item_id, None)
+
+    def reset(self) -> None:
+        self._items = None
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What applying one event changed; counted only if its transaction commits."""
+
+    created: int = 0
+    superseded: int = 0
+    reactivated: int = 0
+    promoted: int = 0
+    task_updates: int = 0
+
+
+def apply_event(
+    store: MemoryStore, event: Event, extraction: Extraction, active: ActiveItems | None = None
+) -> Outcome:
+    """Write what `extraction` says about `event`; call inside a store transaction."""
+    outcome = Outcome()
+    known = active if active is not None else ActiveItems(store, event.session_id)
+    for candidate in extraction.candidates:
+        _apply_candidate(store, event, candidate, outcome, known)
+    if extraction.confirmation:
+        _promote_answered(store, event, outcome)
+    if extraction.task is not None and not extraction.task.empty:
+        state = store.get_task_state(event.session_id) or TaskState(event.session_id)
+        if state.updated_by_seq is None or state.updated_by_seq < event.seq:
+            store.put_task_state(apply_patch(state, extraction.task, event.seq))
+            outcome.task_updates += 1
+    return outcome
+
+
+def _apply_candidate(
+    store: MemoryStore, event: Event, cand: Candidate, outcome: Outcome, active: ActiveItems
+) -> None:
+    target = None
+    if cand.correction is not None:
+        found = (*cand.quantities, *cand.replaced)
+        target = pick_target(cand.correction, found, active.views())
+    content, quantities = cand.content, cand.quantities
+    if target is not None:
+        subject_less = is_subject_less(cand.correction.body if cand.correction else "", quantities)
+        rewritten = substitute(target, quantities[0], cand.replaced) if subject_less else None
+        if rewritten is not None:
+            content = rewritten
+            quantities = tuple(q for q in parse_quantities(content) if not q.negated)
+        else:
+            # A number the target already holds is the old value named again, not a new one.
+            old_values = {n.get("value") for n in target.numbers}
+            quantities = tuple(q for q in quantities if q.value not in old_values)
+    kind = _kind(cand, target, content)
+    item = _item(event, cand, kind, content, quantities)
+    # An id that exists already is a replay or a restatement, handled below.
+    if target is not None and target.id != item.id and store.get_item(item.id) is None:
+        stored = lifecycle.supersede(store, target.id, item, detail={"seq": event.seq})
+        active.removed(target.id)
+        active.added(stored)
+        outcome.created += 1
+        outcome.superseded += 1
+        return
+    _insert_or_restate(store, event, item, outcome, active)
+
+
+def _kind(cand: Candidate, target: MemoryItem | None, content: str) -> str:
+    """A correction keeps the kind of what it corrects unless it states a strong kind itself."""
+    if target is not None and (cand.kind is None or cand.strength < 4):
+        return target.kind
+    if cand.kind is not None:
+        return cand.kind
+    verdict = classify(content, parse_quantities(content))
+    return verdict.kind if verdict else "decision"
+
+
+def _item(
+    event: Event, cand: Candidate, kind: str, content: str, quantities: tuple[Quantity, ...]
+) -> MemoryItem:
+    numbers = tuple(q.to_dict() for q in quantities)
+    conditions = cand.conditions
+    if content != cand.content:
+        # A rewritten correction carries the conditions of the sentence it rewrote.
+        conditions = tuple(dict.fromkeys(c.text for c in find_conditions(content)))
+    return MemoryItem(
+        id=stable_item_id(event.session_id, kind, content),
+        session_id=event.session_id,
+        kind=kind,
+        content=content,
+        content_hash=fingerprint(content),
+        evidence_type=cand.evidence_type,
+        conditions=conditions,
+        scope=cand.scope,
+        numbers=numbers,
+        source_refs=(f"seq:{event.seq}",),
+        extractor=EXTRACTOR,
+        derived_from_seq=event.seq,
+    )
+
+
+def _insert_or_restate(
+    store: MemoryStore, event: Event, item: MemoryItem, outcome: Outcome, active: ActiveItems
+) -> None:
+    try:
+        stored, created = store.insert_item(item)
+    except StoreConflictError:
+        # The id exists but is not active: a replay, or a value said again.
+        existing = store.get_item(item.id)
+        if existing is None:
+            raise
+        _restate(store, event, existing, outcome, active)
+        return
+    if created:
+        outcome.created += 1
+        active.added(stored)
+
+
+def _restate(
+    store: MemoryStore, event: Event, existing: MemoryItem, outcome: Outcome, active: ActiveItems
+) -> None:
+    replayed = existing.derived_from_seq is not None and existing.derived_from_seq >= event.seq
+    if existing.status in ("active", "disputed") or replayed:
+        return
+    # The user said a replaced or withdrawn value again: it comes back, its replacement goes.
+    head = None
+    if existing.status == "superseded" and existing.superseded_by is not None:
+        follower = store.get_item(existing.superseded_by)
+        head = lifecycle.active_head(store, follower) if follower is not None else None
+    if (
+        head is not None
+        and head.derived_from_seq is not None
+        and head.derived_from_seq >= event.seq
+    ):
+        return  # a replay of a message older than the correction that replaced this value
+    revived = lifecycle.restate(
+        store,
+        existing.id,
+        head.id if head is not None else None,
+        detail={"seq": event.seq, "reason": "restated"},
+    )
+    active.added(revived)
+    outcome.reactivated += 1
+    if head is not None:
+        active.removed(head.id)
+        outcome.superseded += 1
+
+
+def _promote_answered(store: MemoryStore, event: Event, outcome: Outcome) -> None:
+    """A bare "yes" right after an assistant message with one proposal promotes that proposal."""
+    earlier = store.list_events(
+        event.session_id,
+        start_seq=max(0, event.seq - _LOOKBACK),
+        end_seq=event.seq - 1,
+        types=MESSAGE_TYPES,
+    )
+    previous = next((e for e in reversed(earlier) if not is_generated(e)), None)
+    if previous is None or previous.type != "assistant/message":
+        return
+    proposals = [
+        item
+        for item in store.list_items(event.session_id, statuses=("active",), kinds=("proposal",))
+        if item.derived_from_seq == previous.seq and item.evidence_type == "assistant_proposal"
+    ]
+    if len(proposals) != 1:
+        return  # nothing proposed, or "yes" to several things at once is ambiguous
+    proposal = proposals[0]
+    verdict = classify(proposal.content, parse_quantities(proposal.content))
+    kind = verdict.kind if verdict and verdict.kind != "proposal" else "decision"
+    lifecycle.promote(store, proposal.id, kind=kind, detail={"seq": event.seq})
+    outcome.promoted += 1

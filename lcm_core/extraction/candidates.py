@@ -1,0 +1,196 @@
+"""From one message to candidate memories: pure rules over text, no store, no clock.
+
+User input (source kind absent or a user kind) yields facts, decisions, constraints,
+preferences and open questions, corrections, task-state patches and confirmations.
+Assistant text yields proposals only. Generated sources (other plugins, this plugin's own
+block, compaction summaries) yield nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from lcm_core.capture.events import is_generated, is_user_input
+from lcm_core.extraction.clauses import clauses, clean_content, scope_of, sentences
+from lcm_core.extraction.correct import CorrectionCue, correction_cue
+from lcm_core.extraction.rules import (
+    Verdict,
+    classify,
+    is_confirmation,
+    is_one_off_request,
+    is_proposal,
+    is_question,
+)
+from lcm_core.extraction.task import TaskPatch, task_patch
+from lcm_core.store.models import Event
+from lcm_core.text.numbers import Quantity, quantities_and_conditions
+
+MIN_CLAUSE_CHARS: Final = 5
+MAX_CANDIDATES: Final = 100  # per message; the raw event keeps everything
+_DIGIT: Final = re.compile(r"[0-9０-９]")
+# A clause whose object is only a pronoun restates agreement, not a memory.
+_BARE_PRONOUN: Final = re.compile(
+    r"^(?:(?:let's|let us|we'll|we will|please|ok|okay|yes|sure)\s+)*(?:do|go with|use|try|"
+    r"keep)\s+(?:it|that|this|them|those)(?:\s+(?:then|first|now|instead))?$|"
+    r"^(?:就)?(?:这么办|这样|这么做|按这个来)$",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A memory a message states, before it meets the store. `kind` None: take the target's."""
+
+    kind: str | None
+    content: str
+    evidence_type: str
+    conditions: tuple[str, ...] = ()
+    scope: dict[str, Any] = field(default_factory=dict)
+    quantities: tuple[Quantity, ...] = ()
+    replaced: tuple[Quantity, ...] = ()
+    correction: CorrectionCue | None = None
+    strength: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Extraction:
+    """Everything one message contributes: candidates, a task patch, whether it confirms."""
+
+    candidates: tuple[Candidate, ...] = ()
+    task: TaskPatch | None = None
+    confirmation: bool = False
+
+    @property
+    def empty(self) -> bool:
+        return not self.candidates and self.task is None and not self.confirmation
+
+
+def extract_message(event: Event) -> Extraction:
+    """The extraction of one stored event; anything but real user or assistant text gives none."""
+    if event.type == "user/message" and is_user_input(event):
+        return _from_user(event.text)
+    if event.type == "assistant/message" and not is_generated(event):
+        return _from_assistant(event.text)
+    return Extraction()
+
+
+def extract_text(text: str, role: str = "user", source_kind: str | None = "user") -> Extraction:
+    """Convenience for tests and tools: extract from bare text as if it were a stored message."""
+    event = Event(
+        session_id="", seq=0, type=f"{role}/message", text=text, role=role, source_kind=source_kind
+    )
+    return extract_message(event)
+
+
+def _from_user(text: str) -> Extraction:
+    if is_confirmation(text):
+        return Extraction(confirmation=True)
+    found: list[Candidate] = []
+    patch: TaskPatch | None = None
+    for sentence in sentences(text):
+        sentence_patch = task_patch(clean_content(sentence))
+        if sentence_patch is not None:
+            patch = sentence_patch if patch is None else patch.merged(sentence_patch)
+            continue
+        if is_question(sentence) or is_one_off_request(sentence):
+            continue
+        found.extend(_user_sentence(sentence))
+    return Extraction(candidates=_bounded(found), task=patch)
+
+
+def _user_sentence(sentence: str) -> list[Candidate]:
+    cue = correction_cue(sentence)
+    body = cue.body if cue is not None else sentence
+    found: list[Candidate] = []
+    for index, (segment, verdict) in enumerate(_segments(body)):
+        correction = cue if index == 0 and cue is not None else None
+        explicit = correction is not None and correction.explicit
+        if verdict is None and not explicit:
+            continue
+        candidate = _candidate(segment, verdict, "user_explicit", correction)
+        if candidate is not None:
+            found.append(candidate)
+    return found
+
+
+def _segments(body: str) -> list[tuple[str, Verdict | None]]:
+    """Group clauses that state one thing; a clause with a different kind starts a new group.
+
+    An undecided clause ("…，还没决定") turns the group before it into an open question.
+    """
+    groups: list[tuple[list[str], Verdict | None]] = []
+    for clause in clauses(body):
+        verdict = classify(clause)
+        if not groups:
+            groups.append(([clause], verdict))
+            continue
+        members, current = groups[-1]
+        short = not _substantial(clause)
+        if short and verdict is not None and verdict.kind != "open_question" and current:
+            verdict = None  # too short to stand alone ("合规要求"): a remark on the last clause
+        if verdict is None or current is None or verdict.kind == current.kind:
+            members.append(clause)
+            groups[-1] = (members, current or verdict)
+        elif verdict.kind == "open_question":
+            members.append(clause)
+            groups[-1] = (members, verdict)
+        else:
+            groups.append(([clause], verdict))
+    if len(groups) == 1:
+        return [(body, groups[0][1])]
+    return [(_rejoin(body, members), verdict) for members, verdict in groups]
+
+
+def _substantial(clause: str) -> bool:
+    stripped = clean_content(clause)
+    return (
+        len(stripped) >= MIN_CLAUSE_CHARS or " " in stripped or _DIGIT.search(stripped) is not None
+    )
+
+
+def _rejoin(body: str, members: list[str]) -> str:
+    """The stretch of the original text that the grouped clauses cover."""
+    start = body.find(members[0])
+    last = body.find(members[-1], start)
+    return body[start : last + len(members[-1])] if start >= 0 and last >= 0 else " ".join(members)
+
+
+def _from_assistant(text: str) -> Extraction:
+    found: list[Candidate] = []
+    for sentence in sentences(text):
+        if is_question(sentence) or not is_proposal(sentence):
+            continue
+        candidate = _candidate(sentence, Verdict("proposal", 0), "assistant_proposal", None)
+        if candidate is not None:
+            found.append(candidate)
+    return Extraction(candidates=_bounded(found))
+
+
+def _bounded(found: list[Candidate]) -> tuple[Candidate, ...]:
+    """Candidates without repeats, at most MAX_CANDIDATES: a pasted wall of text stays cheap."""
+    unique: dict[tuple[str | None, str], Candidate] = {}
+    for candidate in found:
+        unique.setdefault((candidate.kind, candidate.content.casefold()), candidate)
+    return tuple(unique.values())[:MAX_CANDIDATES]
+
+
+def _candidate(
+    segment: str, verdict: Verdict | None, evidence: str, correction: CorrectionCue | None
+) -> Candidate | None:
+    content = clean_content(segment)
+    if not content or _BARE_PRONOUN.match(content):
+        return None
+    quantities, conditions = quantities_and_conditions(content)
+    return Candidate(
+        kind=verdict.kind if verdict else None,
+        content=content,
+        evidence_type=evidence,
+        conditions=tuple(dict.fromkeys(c.text for c in conditions)),
+        scope=scope_of(content),
+        quantities=tuple(q for q in quantities if not q.negated),
+        replaced=tuple(q for q in quantities if q.negated),
+        correction=correction,
+        strength=verdict.strength if verdict else 0,
+    )

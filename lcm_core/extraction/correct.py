@@ -1,0 +1,235 @@
+"""Corrections: spotting them, finding the earlier item they correct, and rewriting its value.
+
+A correction is explicit ("actually", "I meant", "no, make it 5", "不对", "更正", "改成") or
+implicit (", not 3000", "instead of SQLite", "而不是…") — an implicit one counts only when
+the replaced value is found in an earlier item. The target is the active item that shares
+the most with the correction: the replaced value, numbers in the same unit, key terms;
+ties go to the most recent. "No, make it 5" names no subject, so its new item is the
+target's sentence with the old number swapped for the new one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Final
+
+from lcm_core.store.models import MemoryItem
+from lcm_core.text.numbers import Quantity
+from lcm_core.text.query import can_narrow
+from lcm_core.text.tokens import tokenize
+
+_EN_LEAD: Final = re.compile(
+    r"^(?:(?:hmm+|oh|ah|um+|uh|well|so|sorry|ok(?:ay)?|right)\b[\s,.!:—–-]*)*"
+    r"(?P<cue>actually|correction|scratch that|i meant|i mean|no wait|wait,? no|nope|oops|"
+    r"no(?=\s*[,.!—–-]|\s+wait\b)|i misspoke|i mistyped|mis-?typed|typo|"
+    r"let me correct (?:that|myself)|make (?:it|that)|change (?:it|that) to|"
+    r"(?:that|it) should (?:be|say))(?![A-Za-z])[\s,.!:：—–-]*",
+    re.IGNORECASE,
+)
+_ZH_LEAD: Final = re.compile(
+    r"^(?:(?:嗯|哦|啊|哎|诶|呃)[\s,，。!！]*)*"
+    r"(?P<cue>不对|不是的|错了|我?(?:刚才)?说错了|更正|纠正|改一下|其实是|我的意思是|写错了|打错了|口误|不[，,])"
+    r"[\s,，。.!！:：—–-]*"
+)
+_CHANGE_TO: Final = re.compile(r"改成|改为|换成|改用|^\s*change\b.*\bto\b", re.IGNORECASE)
+_REPLACED_EN: Final = re.compile(
+    r"(?:,\s*not|\binstead of|\brather than)\s+(?P<x>[^,.;!?—–()\n]+)", re.IGNORECASE
+)
+_REPLACED_ZH: Final = re.compile(r"(?:而不是|而非|不是)\s*(?P<x>[^，。；,;！？\n]+)")
+_REPLACED_STOP: Final = re.compile(
+    r"\s+(?:for|in|on|at|to|as|with|because|since|which|that|so)\b.*$|\s*[—–].*$", re.I
+)
+_LEADING_NUMBER: Final = re.compile(
+    r"^[$¥￥€£]?\s?(?:\d[\d,]*(?:\.\d+)?[kK万千亿]?|[零〇一二两三四五六七八九十百千万亿]+)"
+)
+# Words of the correction itself, which say nothing about what is corrected.
+_CUE_TEXT: Final = """actually correction scratch meant mean make change instead rather sorry oops wait
+    mistyped misspoke typo nope hmm right then correct set use 不对 应该 该是 改成 改为 换成
+    改用 更正 纠正 说错 错了 刚才 我说 其实 意思 就行 不是 而不是 成为 一下 我刚"""
+_CUE_TERMS: Final = frozenset(_CUE_TEXT.split())
+_UNIT_TEXT: Final = """ms sec secs seconds second min mins minutes minute hours hour hrs days day weeks week
+    months month years year mb gb kb tb bytes percent items 毫秒 分钟 小时 秒钟"""
+_UNIT_TERMS: Final = frozenset(_UNIT_TEXT.split())
+RECENT_ITEMS: Final = 150  # candidates considered: corrections refer to recent values
+
+
+@dataclass(frozen=True, slots=True)
+class CorrectionCue:
+    """What a sentence says about correcting: the rest of it, and what it replaces."""
+
+    body: str
+    explicit: bool
+    replaced: tuple[str, ...] = ()
+
+
+def correction_cue(sentence: str) -> CorrectionCue | None:
+    """The correction a user sentence makes, or None when it corrects nothing."""
+    body, explicit = sentence.strip(), False
+    for lead in (_EN_LEAD, _ZH_LEAD):
+        match = lead.match(body)
+        if match:
+            body, explicit = body[match.end() :].strip(), True
+            break
+    if _CHANGE_TO.search(body):
+        explicit = True
+    replaced = tuple(
+        _REPLACED_STOP.sub("", m.group("x")).strip()
+        for pattern in (_REPLACED_EN, _REPLACED_ZH)
+        for m in pattern.finditer(body)
+    )
+    replaced = tuple(r for r in replaced if r)
+    if not explicit and not replaced:
+        return None
+    return CorrectionCue(body=body, explicit=explicit, replaced=replaced)
+
+
+def key_terms(text: str) -> frozenset[str]:
+    """Content words and CJK bigrams, without numbers, units and correction words."""
+    return _key_terms(text)
+
+
+@lru_cache(maxsize=4096)
+def _key_terms(text: str) -> frozenset[str]:
+    # Pure and called for the same stored contents again and again while picking targets.
+    return frozenset(
+        t
+        for t in tokenize(text)
+        if can_narrow(t) and not t.isdigit() and t not in _CUE_TERMS and t not in _UNIT_TERMS
+    )
+
+
+def is_subject_less(body: str, quantities: Sequence[Quantity]) -> bool:
+    """True for "make it 5", "改成5分钟": a new value and nothing that names its subject."""
+    return any(not q.negated for q in quantities) and not key_terms(_without_numbers(body))
+
+
+def _without_numbers(text: str) -> str:
+    return re.sub(r"\d[\d,.]*", " ", text)
+
+
+@dataclass(frozen=True, slots=True)
+class TargetView:
+    """An active item as corrections see it: folded text, key terms, (value, unit) pairs."""
+
+    item: MemoryItem
+    folded: str
+    terms: frozenset[str]
+    numbers: tuple[tuple[Any, Any], ...]
+
+
+def target_view(item: MemoryItem) -> TargetView:
+    """Prepare an item once; it is then scored against every correction of the run."""
+    return TargetView(
+        item=item,
+        folded=item.content.casefold(),
+        terms=key_terms(_without_numbers(item.content)),
+        numbers=tuple((n.get("value"), n.get("unit")) for n in item.numbers),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Probe:
+    """What a correction is matched with, prepared once per correction."""
+
+    terms: frozenset[str]
+    replaced: tuple[tuple[str, re.Pattern[str]], ...]
+    negated: tuple[Quantity, ...]
+    units: frozenset[str]
+    values: frozenset[tuple[int | float, str | None]]
+    subject_less: bool
+
+
+def pick_target(
+    cue: CorrectionCue, quantities: Sequence[Quantity], views: Sequence[TargetView]
+) -> MemoryItem | None:
+    """The active item the correction replaces, or None when nothing fits well enough."""
+    positive = [q for q in quantities if not q.negated]
+    probe = _Probe(
+        terms=key_terms(_without_numbers(cue.body)),
+        # ASCII edges: "3000" must match in "3000元" but not in "13000" or "v3000x".
+        replaced=tuple(
+            (
+                text.casefold(),
+                re.compile(
+                    r"(?<![A-Za-z0-9_.])" + re.escape(text.casefold()) + r"(?![A-Za-z0-9_])"
+                ),
+            )
+            for text in cue.replaced
+        ),
+        negated=tuple(q for q in quantities if q.negated),
+        units=frozenset(q.unit for q in positive if q.unit),
+        values=frozenset((q.value, q.unit) for q in positive),
+        subject_less=is_subject_less(cue.body, quantities),
+    )
+    needed = 3.0 if not cue.explicit else (0.5 if probe.subject_less else 1.0)
+    best: tuple[float, int] | None = None
+    chosen: MemoryItem | None = None
+    for order, view in enumerate(views[-RECENT_ITEMS:]):
+        score, replaced_hit = _score(probe, view)
+        if (not cue.explicit and not replaced_hit) or score < needed:
+            continue
+        rank = (score, order)  # later items win ties
+        if best is None or rank > best:
+            best, chosen = rank, view.item
+    return chosen
+
+
+def _score(probe: _Probe, view: TargetView) -> tuple[float, bool]:
+    numbers = view.numbers
+    shared_terms = probe.terms & view.terms
+    number_hit = any(
+        v == q.value and (u == q.unit or None in (u, q.unit))
+        for q in probe.negated
+        for v, u in numbers
+    )
+    # The unit of the replaced value, or of the new one ("150 ms, not 200").
+    units = probe.units | {q.unit for q in probe.negated if q.unit}
+    same_unit = any(u in units for _, u in numbers if u)
+    text_hit = number_text_hit = False
+    for text, rx in probe.replaced:
+        if text in view.folded and rx.search(view.folded):
+            if _LEADING_NUMBER.fullmatch(text):
+                number_text_hit = True
+            else:
+                text_hit = True
+    # A bare number ("not 3000") is shared by many unrelated values (a port, a budget
+    # of 3000元): it names the target only when a subject word or the unit agrees too.
+    replaced_hit = text_hit or ((number_hit or number_text_hit) and bool(shared_terms or same_unit))
+    score = 3.0 if replaced_hit else 0.0
+    if probe.units and any(u in probe.units for _, u in numbers):
+        score += 1.0
+    if probe.values and any(pair in probe.values for pair in numbers):
+        score += 2.0  # the old value, mentioned again ("20太小了")
+    if probe.terms:
+        score += min(len(shared_terms), 3)
+    if probe.subject_less and numbers:
+        score += 0.5
+    return score, replaced_hit
+
+
+def substitute(target: MemoryItem, new: Quantity, replaced: Sequence[Quantity]) -> str | None:
+    """The target's content with its old number swapped for `new`, or None if it has none."""
+    numbers = [n for n in target.numbers if isinstance(n.get("raw"), str) and n["raw"]]
+    if not numbers:
+        return None
+    old_values = {q.value for q in replaced}
+    pick = (
+        next((n for n in numbers if n.get("value") in old_values), None)
+        or next((n for n in numbers if new.unit and n.get("unit") == new.unit), None)
+        or numbers[0]
+    )
+    old_raw = str(pick["raw"])
+    if old_raw not in target.content:
+        return None
+    old_digits = _LEADING_NUMBER.match(old_raw)
+    new_digits = _LEADING_NUMBER.match(new.raw)
+    if new.unit is not None and new.unit != pick.get("unit"):
+        new_raw = new.raw
+    elif old_digits and new_digits:
+        new_raw = new_digits.group() + old_raw[old_digits.end() :]
+    else:
+        new_raw = new.raw
+    return target.content.replace(old_raw, new_raw, 1)

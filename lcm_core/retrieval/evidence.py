@@ -1,0 +1,360 @@
+"""Raw evidence for a query: cited events, exact matches and the best-matching user turns.
+
+Candidates are the sources of the selected items, events holding a number, path or
+quoted phrase of the query, and the raw turns one search over the quotable event types
+finds for the query's search terms (so a fact said in passing, which extraction never
+made an item, can still be quoted). A cited row carries the score of its best item; any
+other row is scored on the items' scale as if it were a fact (`score_event`), times
+`retrieval.rawEvidenceWeight`: 0.6 by default, the weight of an assistant proposal,
+because a raw turn is the user's own words but nobody curated it into memory (it may
+be small talk, a question or a value corrected later). Rows go best first, an item's
+source before a raw turn of equal score, up to `retrieval.evidenceLimit`; a raw turn
+under `retrieval.minScore` is left out, like an item.
+
+Rows are read verbatim (from the archive when the event was archived). Text another
+plugin or the runtime generated never counts as evidence, and only the event types in
+`assembly.evidenceTypes` may be quoted: tool output can carry injected instructions or
+false numbers, so it is searchable but not pasted into the request by default. A
+user-role message that carries tool output or model text counts as that type. A raw
+turn that is the source of a superseded, retracted or disputed item is not quoted: its
+value is not current, and the notice section shows old and disputed values as such.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from lcm_core.capture.events import is_generated
+from lcm_core.config import Config
+from lcm_core.retrieval.rank import (
+    KIND_WEIGHT,
+    Omission,
+    RankedItem,
+    Ranking,
+    ablated,
+    anchor_seq_of,
+    base_score,
+    is_recent,
+    rank_items,
+    source_seqs,
+    verbatim_text,
+)
+from lcm_core.retrieval.retriever import LexicalRetriever, Retriever
+from lcm_core.retrieval.shown import Shown
+from lcm_core.store.models import Event, MemoryItem
+from lcm_core.store.ports import MemoryStore
+from lcm_core.text.query import QuerySignals, evidence_terms, exact_hits, numbers_in, search_terms
+from lcm_core.text.tokens import relevance
+
+# Event types whose rows are searched for exact matches besides the quotable ones, so
+# that explain can say why a matching tool result was not quoted. Chunks are left out:
+# they repeat the assistant message piece by piece.
+REPORTED_TYPES: Final = ("assistant/message", "tool/result")
+# A raw turn states something in the user's words: it is weighed as a fact.
+RAW_KIND_WEIGHT: Final = KIND_WEIGHT["fact"]
+# Items whose sources must not be quoted as current raw turns.
+HISTORICAL_STATUSES: Final = ("superseded", "retracted", "disputed")
+# The type a user-role message's text really is when a tool or the model wrote it.
+_TEXT_TYPE_OF_KIND: Final = {"tool": "tool/result", "model": "assistant/message"}
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceRow:
+    """One quotable event, why it was picked, its score and its verbatim text."""
+
+    event: Event
+    text: str
+    item_ids: tuple[str, ...] = ()
+    matched: tuple[str, ...] = ()
+    score: float = 0.0
+    search_score: float = 0.0
+    recent: bool = False
+
+    @property
+    def ref(self) -> str:
+        return f"seq:{self.event.seq}"
+
+    @property
+    def raw(self) -> bool:
+        """True for a turn no selected item cites: it was ranked on its own."""
+        return not self.item_ids
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ref": self.ref,
+            "score": round(self.score, 4),
+            "search": round(self.search_score, 4),
+            "items": list(self.item_ids),
+            "exact": list(self.matched),
+            "recent": self.recent,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceSet:
+    """The evidence rows in priority order and the events left out."""
+
+    rows: tuple[EvidenceRow, ...] = ()
+    omitted: tuple[Omission, ...] = ()
+
+
+def text_type(event: Event) -> str:
+    """The event's type, or the type of what a user-role message really holds (tool, model)."""
+    if event.type == "user/message" and event.source_kind in _TEXT_TYPE_OF_KIND:
+        return _TEXT_TYPE_OF_KIND[event.source_kind]
+    return event.type
+
+
+def quotable(event: Event, evidence_types: Sequence[str]) -> bool:
+    """True when `assembly.evidenceTypes` lets this event's text be quoted inline."""
+    return "*" in evidence_types or text_type(event) in evidence_types
+
+
+def score_event(
+    event: Event, search_score: float, signals: QuerySignals, config: Config, anchor: int | None
+) -> tuple[float, bool]:
+    """A raw turn's score on the items' scale, and whether it earned the recency boost."""
+    weight = 1.0 if ablated(config, "raw-weight") else config.retrieval.raw_evidence_weight
+    kind_weight = 1.0 if ablated(config, "kind-weight") else RAW_KIND_WEIGHT
+    exact = exact_hits(event.text, signals)
+    score = base_score(kind_weight, weight, search_score, len(exact), config)
+    recent = is_recent(event.seq, anchor, config)
+    if recent and not ablated(config, "recency"):
+        score += config.retrieval.recency_boost
+    return score, recent
+
+
+def _not_type_reason(event: Event) -> str:
+    kind = text_type(event)
+    what = event.type if kind == event.type else f"{event.type} from source {event.source_kind}"
+    return f"event type {what} is not inline-quotable (assembly.evidenceTypes)"
+
+
+def _matches(text: str, terms: Sequence[str], signals: QuerySignals) -> bool:
+    """True when a term is in the text for real: a number as a whole number, not "30" in "300"."""
+    folded = text.casefold()
+    numbers = set(signals.numbers)
+    whole = set(numbers_in(text)) if numbers else set()
+    return any(t in whole if t in numbers else t.casefold() in folded for t in terms)
+
+
+def _historical_sources(store: MemoryStore, session_id: str) -> dict[int, tuple[str, str]]:
+    """seq -> (status, item id) for the sources of superseded, retracted and disputed items."""
+    found: dict[int, tuple[str, str]] = {}
+    for item in store.list_items(session_id, statuses=HISTORICAL_STATUSES):
+        for seq in source_seqs(item):
+            found.setdefault(seq, (item.status, item.id))
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    """An event that may be quoted: the items citing it (none for a raw turn) and its score."""
+
+    seq: int
+    event: Event | None
+    item_ids: tuple[str, ...]
+    score: float
+    search_score: float = 0.0
+    recent: bool = False
+
+    def key(self, position: int) -> tuple[float, int, int]:
+        """Best score first; an item's source before a raw turn; items' order, newer turns."""
+        return (-round(self.score, 9), 1 if not self.item_ids else 0, position)
+
+
+def gather_evidence(
+    store: MemoryStore,
+    session_id: str,
+    ranked: Sequence[RankedItem],
+    signals: QuerySignals,
+    config: Config,
+    *,
+    is_visible: Callable[[Event], bool] | None = None,
+    anchor_seq: int | None = None,
+    current_turn: int | None = None,
+    retriever: Retriever | None = None,
+) -> EvidenceSet:
+    """Sources of the ranked items, exact matches and raw turns, best first, up to the limit.
+
+    A raw user message of `current_turn` is the input of this very step, not history.
+    """
+    evidence_types = [str(t) for t in config.assembly.evidence_types]
+    limit = config.retrieval.evidence_limit
+    cited: dict[int, list[str]] = {}
+    cited_score: dict[int, float] = {}
+    for ranked_item in ranked:
+        for seq in source_seqs(ranked_item.item):
+            cited.setdefault(seq, []).append(ranked_item.item.id)
+            cited_score.setdefault(seq, ranked_item.score)
+    events = {e.seq: e for e in store.get_events(session_id, sorted(cited))} if cited else {}
+    finder = retriever if retriever is not None else LexicalRetriever(store)
+    exact_terms = evidence_terms(signals)
+    if exact_terms:
+        types = None if "*" in evidence_types else sorted({*evidence_types, *REPORTED_TYPES})
+        for hit in finder.turns(
+            session_id, signals, exact_terms, types=types, limit=max(limit * 3, 12)
+        ):
+            if any(t in exact_terms for t in exact_hits(hit.event.text, signals)):
+                events.setdefault(hit.event.seq, hit.event)  # not "30" inside "300"
+    # The raw turns: one search over the quotable types with the query's search terms.
+    terms = search_terms(signals, ablate=config.retrieval.ablate)
+    searched: dict[int, float] = {}
+    if terms and limit > 0 and not ablated(config, "raw-turns"):
+        types = None if "*" in evidence_types else sorted(set(evidence_types))
+        for hit in finder.turns(session_id, signals, terms, types=types, limit=limit * 3):
+            if _matches(hit.event.text, terms, signals):
+                searched[hit.event.seq] = hit.score
+                events.setdefault(hit.event.seq, hit.event)
+    keyed: list[tuple[tuple[float, int, int], _Candidate]] = []
+    for index, (seq, item_ids) in enumerate(cited.items()):
+        source = _Candidate(seq, events.get(seq), tuple(item_ids), cited_score[seq])
+        keyed.append((source.key(index), source))
+    for seq, event in events.items():
+        if seq not in cited:
+            search = searched.get(seq, relevance(event.text, terms, 0.0))
+            score, recent = score_event(event, search, signals, config, anchor_seq)
+            turn = _Candidate(seq, event, (), score, search, recent)
+            keyed.append((turn.key(-seq), turn))
+    keyed.sort(key=lambda pair: pair[0])
+    historical = _historical_sources(store, session_id) if len(keyed) > len(cited) else {}
+    walk = _Walk(store, config, signals, is_visible, historical, current_turn)
+    return walk.select([one for _, one in keyed])
+
+
+class _Walk:
+    """Goes through the candidates best first: quotes what may be quoted, says why not."""
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        config: Config,
+        signals: QuerySignals,
+        is_visible: Callable[[Event], bool] | None,
+        historical: dict[int, tuple[str, str]],
+        current_turn: int | None,
+    ) -> None:
+        self.store, self.signals, self.is_visible = store, signals, is_visible
+        self.historical, self.current_turn = historical, current_turn
+        self.evidence_types = [str(t) for t in config.assembly.evidence_types]
+        self.limit = config.retrieval.evidence_limit
+        self.min_score = config.retrieval.min_score
+
+    def reason(self, one: _Candidate, event: Event, taken: int) -> str | None:
+        """Why this candidate is not quoted, or None when it is."""
+        raw = not one.item_ids
+        if is_generated(event):
+            return f"generated by {event.source_kind}; never quoted as evidence"
+        if not quotable(event, self.evidence_types):
+            return _not_type_reason(event)
+        if self.is_visible is not None and self.is_visible(event):
+            return "still visible in this step"
+        if raw and one.seq in self.historical:
+            status, item_id = self.historical[one.seq]
+            return f"source of {status} item {item_id}; not quoted as a current raw turn"
+        if raw and self.current_turn is not None and event.turn == self.current_turn:
+            return "a message of the current turn: this step's input, not history"
+        if raw and one.score < self.min_score:
+            return f"score {one.score:.3f} is below retrieval.minScore {self.min_score:g}"
+        if taken >= self.limit:
+            return f"beyond retrieval.evidenceLimit {self.limit}"
+        return None
+
+    def select(self, candidates: Sequence[_Candidate]) -> EvidenceSet:
+        wanted = set(evidence_terms(self.signals))
+        rows: list[EvidenceRow] = []
+        omitted: list[Omission] = []
+        for one in candidates:
+            ref = f"seq:{one.seq}"
+            event = one.event
+            if event is None:
+                omitted.append(Omission("evidence", ref, "cited event is no longer stored"))
+                continue
+            reason = self.reason(one, event, len(rows))
+            if reason is not None:
+                omitted.append(Omission("evidence", ref, reason))
+                continue
+            matched = tuple(t for t in exact_hits(event.text, self.signals) if t in wanted)
+            text = verbatim_text(self.store, event)
+            rows.append(
+                EvidenceRow(
+                    event, text, one.item_ids, matched, one.score, one.search_score, one.recent
+                )
+            )
+        return EvidenceSet(tuple(rows), tuple(omitted))
+
+
+@dataclass(frozen=True, slots=True)
+class Retrieval:
+    """What one query retrieved: the ranked items and the evidence rows."""
+
+    ranking: Ranking
+    evidence: EvidenceSet
+
+    def merged(self) -> list[tuple[str, float, tuple[int, ...]]]:
+        """Items and raw turns in one list by final score: (ref, score, source seqs).
+
+        This is the order the assembler consumes; an item's own sources are not listed
+        again, and an item wins a tie with a raw turn.
+        """
+        entries = [(r.item.id, r.score, source_seqs(r.item), 0) for r in self.ranking.selected]
+        entries += [
+            (row.ref, row.score, (row.event.seq,), 1) for row in self.evidence.rows if row.raw
+        ]
+        keyed = sorted(enumerate(entries), key=lambda p: (-round(p[1][1], 9), p[1][3], p[0]))
+        return [(ref, score, seqs) for _, (ref, score, seqs, _raw) in keyed]
+
+
+def _or_quoted_before(
+    is_visible: Callable[[Event], bool] | None, seqs: frozenset[int]
+) -> Callable[[Event], bool]:
+    """An event an earlier block still in context quotes is as good as on screen."""
+
+    def visible(event: Event) -> bool:
+        return event.seq in seqs or (is_visible is not None and is_visible(event))
+
+    return visible
+
+
+def retrieve(
+    store: MemoryStore,
+    session_id: str,
+    signals: QuerySignals,
+    config: Config,
+    *,
+    visible_ids: Callable[[Sequence[MemoryItem]], frozenset[str]] | None = None,
+    is_visible: Callable[[Event], bool] | None = None,
+    current_turn: int | None = None,
+    shown: Shown | None = None,
+    retriever: Retriever | None = None,
+) -> Retrieval:
+    """Rank items, then gather their evidence and the raw turns, with one recency anchor."""
+    anchor = anchor_seq_of(store, session_id) if search_terms(signals) else None
+    shown = shown or Shown()
+    ranking = rank_items(
+        store,
+        session_id,
+        signals,
+        config,
+        anchor_seq=anchor,
+        visible_ids=visible_ids,
+        shown_ids=shown.items,
+        retriever=retriever,
+    )
+    if shown.seqs:
+        is_visible = _or_quoted_before(is_visible, shown.seqs)
+
+    evidence = gather_evidence(
+        store,
+        session_id,
+        ranking.selected,
+        signals,
+        config,
+        is_visible=is_visible,
+        anchor_seq=anchor,
+        current_turn=current_turn,
+        retriever=retriever,
+    )
+    return Retrieval(ranking, evidence)

@@ -1,0 +1,114 @@
+"""Which memory items an earlier memory block still shows the model.
+
+A host such as DSH keeps every injected memory message in the conversation history, so
+an item restated at each step would pile up copies of itself. The committed copies of
+our own blocks are captured like any event; the items they list stay in view until a
+compaction removes old history, after which they may be shown again.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Final
+
+from lcm_core.store.models import Event
+from lcm_core.store.ports import MemoryStore
+from lcm_core.text.tokens import sha256_hex
+
+# The source kind our injected messages carry (and that capture stores with them).
+OWN_SOURCE_KIND: Final = "long-conversation-memory"
+# An item line of the memory section: `- [mem <id>] ...` at the start of a line. Notice
+# lines name superseded ids too, but after other words, so they do not match.
+_ITEM_LINE: Final = re.compile(r"^- \[mem (mem_[0-9a-f]{8}_[0-9a-f]{16})\]", re.MULTILINE)
+# A quoted event of the evidence section: `- [ev seq:N] ...` at the start of a line.
+_EVIDENCE_LINE: Final = re.compile(r"^- \[ev seq:(\d{1,18})\]", re.MULTILINE)
+_WATCHED: Final = ("user/message", "compaction/start", "compaction/summary", "compaction/end")
+
+
+def _own_block(event: Event) -> bool:
+    return event.type == "user/message" and event.source_kind == OWN_SOURCE_KIND
+
+
+def listed_items(event: Event) -> frozenset[str]:
+    """The item ids one of our own committed memory blocks lists; empty for other events."""
+    return frozenset(_ITEM_LINE.findall(event.text)) if _own_block(event) else frozenset()
+
+
+def quoted_seqs(event: Event) -> frozenset[int]:
+    """The event seqs one of our own committed memory blocks quotes as evidence."""
+    if not _own_block(event):
+        return frozenset()
+    return frozenset(int(seq) for seq in _EVIDENCE_LINE.findall(event.text))
+
+
+def block_entries(text: str) -> frozenset[str]:
+    """Fingerprints of a block's entries: a `- ` line with its indented continuation lines."""
+    entries: list[list[str]] = []
+    current: list[str] | None = None
+    for line in text.split("\n"):
+        if line.startswith("- "):
+            current = [line]
+            entries.append(current)
+        elif current is not None and line.startswith("  "):
+            current.append(line)
+        else:
+            current = None
+    return frozenset(entry_key("\n".join(lines)) for lines in entries)
+
+
+def entry_key(entry: str) -> str:
+    """The fingerprint an entry is recognised by in a later block."""
+    return sha256_hex(entry.strip())
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """What earlier memory blocks still in context show: items, quoted seqs, entries."""
+
+    items: frozenset[str] = frozenset()
+    seqs: frozenset[int] = frozenset()
+    entries: frozenset[str] = frozenset()
+
+
+@dataclass(slots=True)
+class _SessionView:
+    cursor: int = -1
+    items: set[str] = field(default_factory=set)
+    seqs: set[int] = field(default_factory=set)
+    entries: set[str] = field(default_factory=set)
+
+
+class ShownItems:
+    """Per-session record of items still in view, read incrementally from the event log.
+
+    Owned by a long-lived host runtime, so each pre-step reads only the events committed
+    since the previous one; a fresh instance rebuilds the same answer from the log.
+    """
+
+    def __init__(self) -> None:
+        self._sessions: dict[str, _SessionView] = {}
+
+    def read(self, store: MemoryStore, session_id: str) -> Shown:
+        """What our blocks committed since the session's latest compaction show."""
+        view = self._sessions.setdefault(session_id, _SessionView())
+        fresh = store.list_events(session_id, start_seq=view.cursor + 1, types=_WATCHED)
+        for event in fresh:
+            if event.type.startswith("compaction/"):
+                view.items.clear()
+                view.seqs.clear()
+                view.entries.clear()
+            elif _own_block(event):
+                view.items.update(listed_items(event))
+                view.seqs.update(quoted_seqs(event))
+                view.entries.update(block_entries(event.text))
+            view.cursor = max(view.cursor, event.seq)
+        return Shown(frozenset(view.items), frozenset(view.seqs), frozenset(view.entries))
+
+    def items(self, store: MemoryStore, session_id: str) -> frozenset[str]:
+        """Item ids listed by our blocks committed since the latest compaction."""
+        return self.read(store, session_id).items
+
+    def forget(self, session_id: str) -> None:
+        """Drop what is known of a session (after a purge, say)."""
+        self._sessions.pop(session_id, None)

@@ -1,0 +1,367 @@
+"""The storage port: the primitive operations every backend implements, grouped by role.
+
+`MemoryStore` composes the role Protocols (events and archive, items, sessions,
+skills and rules, logs, admin, lifetime); a core function asks for the narrowest
+role it needs, so a caller's signature says what it touches.
+
+Logic that can be written once over these primitives (lifecycle transitions, ranking,
+assembly) lives in the core, so a backend stays small. All methods are synchronous;
+an async host calls them through a thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from lcm_core.store.models import (
+    ArchiveEntry,
+    AssemblyLog,
+    Checkpoint,
+    Event,
+    EventHit,
+    ItemChange,
+    ItemHit,
+    MemoryEvent,
+    MemoryItem,
+    PendingExtraction,
+    Rule,
+    RuleOverride,
+    Session,
+    SkillFile,
+    SkillVersion,
+    TaskState,
+    ValidationLog,
+)
+
+
+@runtime_checkable
+class EventStore(Protocol):
+    """Events (insert-or-ignore on `(session_id, seq)`) and the archive of their long text."""
+
+    def insert_event(self, event: Event) -> bool:
+        """Store one event unless `(session_id, seq)` exists; True if it was inserted."""
+        ...
+
+    def insert_events(self, events: Iterable[Event]) -> int:
+        """Store many events in one transaction; returns how many were new."""
+        ...
+
+    def get_event(self, session_id: str, seq: int) -> Event | None: ...
+
+    def list_events(
+        self,
+        session_id: str,
+        *,
+        start_seq: int | None = None,
+        end_seq: int | None = None,
+        types: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> list[Event]:
+        """Events of a session in seq order, `start_seq <= seq <= end_seq` when given."""
+        ...
+
+    def get_events(self, session_id: str, seqs: Sequence[int]) -> list[Event]:
+        """The events with these seqs that exist, in seq order."""
+        ...
+
+    def max_event_seq(self, session_id: str) -> int | None: ...
+
+    def search_events(
+        self,
+        session_id: str | None,
+        terms: Sequence[str],
+        *,
+        types: Sequence[str] | None = None,
+        limit: int = 50,
+    ) -> list[EventHit]:
+        """Events matching any term (as a literal substring), best first."""
+        ...
+
+    # --- archive -------------------------------------------------------------
+    def put_archive(self, entry: ArchiveEntry) -> None:
+        """Store archived text; an existing `(session_id, ref)` keeps its first text."""
+        ...
+
+    def get_archive(self, session_id: str, ref: str) -> ArchiveEntry | None: ...
+
+
+@runtime_checkable
+class ItemStore(Protocol):
+    """Memory items, their links and lifecycle rows, and item search."""
+
+    def insert_item(self, item: MemoryItem, *, actor: str = "extractor") -> tuple[MemoryItem, bool]:
+        """Insert an item, or return the active item with the same content hash.
+
+        Returns the stored item and whether it was created.
+        """
+        ...
+
+    def get_item(self, item_id: str) -> MemoryItem | None: ...
+
+    def list_items(
+        self,
+        session_id: str | None = None,
+        *,
+        statuses: Sequence[str] | None = None,
+        kinds: Sequence[str] | None = None,
+    ) -> list[MemoryItem]:
+        """Items ordered by `created_at`, then id; filtered when arguments are given."""
+        ...
+
+    def update_item(self, item_id: str, change: ItemChange, event: MemoryEvent) -> MemoryItem:
+        """Apply `change` and append `event` in one transaction; returns the new state.
+
+        Raises `StoreNotFoundError` for an unknown id and `StoreConflictError` when the
+        change would make two active items with the same content hash.
+        """
+        ...
+
+    def list_memory_events(
+        self, *, memory_id: str | None = None, session_id: str | None = None
+    ) -> list[MemoryEvent]:
+        """Lifecycle rows in the order they were written."""
+        ...
+
+    def search_items(
+        self,
+        session_id: str | None,
+        terms: Sequence[str],
+        *,
+        statuses: Sequence[str] = ("active",),
+        kinds: Sequence[str] | None = None,
+        limit: int = 100,
+    ) -> list[ItemHit]:
+        """Items whose content contains any term, best first; ties in id order."""
+        ...
+
+
+@runtime_checkable
+class SessionStore(Protocol):
+    """Sessions, task state, checkpoints and the extraction retry queue."""
+
+    def upsert_session(self, session: Session) -> None: ...
+
+    def get_session(self, session_id: str) -> Session | None: ...
+
+    def list_sessions(self) -> list[Session]:
+        """Sessions, most recently updated first."""
+        ...
+
+    def put_task_state(self, state: TaskState) -> None: ...
+
+    def get_task_state(self, session_id: str) -> TaskState | None: ...
+
+    def put_checkpoint(self, checkpoint: Checkpoint) -> None: ...
+
+    def get_checkpoint(self, session_id: str) -> Checkpoint:
+        """The session's cursors; a fresh `Checkpoint` if none was stored."""
+        ...
+
+    # --- extraction retry queue ------------------------------------------------
+    def record_pending(self, session_id: str, seq: int, error: str) -> PendingExtraction:
+        """Queue (or re-queue) an event whose extraction failed; attempts grows by one."""
+        ...
+
+    def list_pending(self, session_id: str | None = None) -> list[PendingExtraction]: ...
+
+    def clear_pending(self, session_id: str, seq: int) -> None: ...
+
+
+@runtime_checkable
+class SkillStore(Protocol):
+    """Skill files and versions, rules and the user's rule overrides."""
+
+    def add_skill_version(self, version: SkillVersion) -> SkillVersion:
+        """Store a skill version (or return the stored one with the same name and hash)."""
+        ...
+
+    def list_skill_versions(self, name: str) -> list[SkillVersion]:
+        """All versions of a skill, oldest first."""
+        ...
+
+    def put_skill_file(self, skill: SkillFile) -> None: ...
+
+    def get_skill_file(self, name: str) -> SkillFile | None: ...
+
+    def list_skill_files(self) -> list[SkillFile]:
+        """Current skills ordered by name."""
+        ...
+
+    def upsert_rule(self, rule: Rule) -> None:
+        """Insert or replace the rule with the same `(skill_name, rule_key)`."""
+        ...
+
+    def list_rules(
+        self, *, skill_name: str | None = None, active: bool | None = None
+    ) -> list[Rule]:
+        """Rules ordered by skill, source line, then key."""
+        ...
+
+    def put_rule_override(self, override: RuleOverride) -> None:
+        """Set (replace) the one override of `override.rule_id`."""
+        ...
+
+    def list_rule_overrides(self) -> list[RuleOverride]:
+        """Overrides ordered by rule id."""
+        ...
+
+
+@runtime_checkable
+class LogStore(Protocol):
+    """The assembly and validation logs."""
+
+    def add_assembly_log(self, log: AssemblyLog, *, retention: int) -> int:
+        """Append a log row and keep only the newest `retention` rows of its session."""
+        ...
+
+    def list_assembly_logs(self, session_id: str, *, limit: int | None = None) -> list[AssemblyLog]:
+        """Newest first."""
+        ...
+
+    def add_validation_log(self, log: ValidationLog) -> int: ...
+
+    def list_validation_logs(
+        self, session_id: str, *, limit: int | None = None
+    ) -> list[ValidationLog]:
+        """Newest first."""
+        ...
+
+
+@runtime_checkable
+class AdminStore(Protocol):
+    """Meta, stats, export rows, purge and integrity: the store as a whole."""
+
+    def get_meta(self, key: str) -> str | None: ...
+
+    def set_meta(self, key: str, value: str) -> None: ...
+
+    def schema_version(self) -> int: ...
+
+    def stats(self, session_id: str | None = None) -> dict[str, int]:
+        """Row counts of every table in `TABLES` (for one session where it applies)."""
+        ...
+
+    def export_rows(self, table: str, *, session_id: str | None = None) -> Iterator[dict[str, Any]]:
+        """Stream the rows of one table as column -> value, in a stable order."""
+        ...
+
+    def purge_session(self, session_id: str) -> dict[str, int]:
+        """Delete every row of one session; returns rows deleted per table."""
+        ...
+
+    def purge_all(self) -> dict[str, int]:
+        """Delete every row of every table but `meta`; returns rows deleted per table."""
+        ...
+
+    def integrity_check(self) -> list[str]:
+        """Problems found in the stored data; an empty list means healthy."""
+        ...
+
+
+@runtime_checkable
+class Lifetime(Protocol):
+    """The store's URL, its transactions and its end."""
+
+    url: str
+
+    def transaction(self) -> AbstractContextManager[None]:
+        """All writes inside commit together or not at all; nesting is allowed."""
+        ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class MemoryStore(
+    EventStore,
+    ItemStore,
+    SessionStore,
+    SkillStore,
+    LogStore,
+    AdminStore,
+    Lifetime,
+    Protocol,
+):
+    """Durable storage of events, memory items and everything derived from them.
+
+    Contract highlights (the conformance suite in `lcm_core.testing` checks each):
+
+    - Event writes are insert-or-ignore on `(session_id, seq)`; text longer than
+      `MAX_EVENT_TEXT` is cut and flagged `truncated`, and an empty `content_hash`
+      is filled with the SHA-256 of the stored (cut) text.
+    - `insert_item` dedupes on the active `(session_id, content_hash)` and writes a
+      `created` lifecycle row only when it inserts; an existing id with other
+      content raises `StoreConflictError`.
+    - `update_item` changes an item and appends its lifecycle row in one transaction.
+    - Search accepts any text without raising, matches each term as a literal,
+      case-insensitive substring, serves CJK and terms shorter than three
+      characters, ignores blank terms, and scores a hit as the number of distinct
+      terms it contains plus a tie-breaker in [0, 1) (the core caps it at 10).
+    - `transaction()` nests: a failure caught inside an outer transaction undoes
+      only the inner block's writes.
+    - Timestamps left empty on a model are filled by the store.
+    - Per-session filters (`stats`, `export_rows`, `purge_session`) apply to tables
+      that have a `session_id` column; skills, rules and meta are global.
+    """
+
+
+@runtime_checkable
+class SupportsVacuum(Protocol):
+    """A backend that can give freed space back to the file system."""
+
+    def vacuum(self) -> None: ...
+
+
+@runtime_checkable
+class SupportsBackup(Protocol):
+    """A backend that can write a consistent copy of itself to a file."""
+
+    def backup(self, path: Path) -> None: ...
+
+
+@runtime_checkable
+class SupportsSharedFile(Protocol):
+    """A backend whose file several handles (and processes) may open at once."""
+
+    def shares_file(self) -> bool: ...
+
+
+@runtime_checkable
+class SupportsBulkLoad(Protocol):
+    """A backend that stores exported rows verbatim, fast, ids and timestamps included."""
+
+    def load_rows(self, table: str, rows: Iterable[dict[str, Any]]) -> int:
+        """Append rows (as `export_rows` yields them) to an empty table; returns the count.
+
+        Rows are consumed a chunk at a time, so an iterator of any length stays bounded in
+        memory. `meta` rows replace the keys they name. Chunks commit one by one: a failure
+        leaves the chunks before it stored.
+        """
+        ...
+
+
+@runtime_checkable
+class SupportsParquet(Protocol):
+    """A backend that writes its tables as Parquet files without a row passing through Python."""
+
+    def write_parquet(self, folder: Path, *, session_id: str | None = None) -> dict[str, int]:
+        """Write `<table>.parquet` for every table into an existing folder; rows per table."""
+        ...
+
+    def write_parquet_rows(self, path: Path, table: str, rows: Iterable[dict[str, Any]]) -> int:
+        """Stream one table's rows (from any store) into a new Parquet file; the count."""
+        ...
+
+
+@runtime_checkable
+class SupportsAnalytics(Protocol):
+    """A backend that answers the stats report (see `lcm_core.reports.analytics`) with SQL."""
+
+    def analytics(
+        self, session_id: str | None = None, *, export: Path | None = None
+    ) -> dict[str, Any]:
+        """The report over this store, or over the export (DuckDB file, Parquet or JSONL folder)."""
+        ...

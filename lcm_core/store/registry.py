@@ -1,0 +1,91 @@
+"""Open a store from a URL through the `lcm.stores` entry points, never by naming a backend."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import Any, Final
+
+from lcm_core.store.errors import StoreUnavailableError
+from lcm_core.store.ports import MemoryStore
+
+ENTRY_POINT_GROUP: Final = "lcm.stores"
+# Frozen reference rankings for `lcm bench retrieval` that need a backend's engine.
+REFERENCE_GROUP: Final = "lcm.bench_references"
+# Which extra brings the backend for a scheme, for the install hint.
+_EXTRAS: Final = {"duckdb": "duckdb"}
+_DISTRIBUTION: Final = "long-conversation-memory"
+
+
+@dataclass(frozen=True, slots=True)
+class StoreURL:
+    """A parsed store URL: the backend scheme and the location it understands."""
+
+    scheme: str
+    location: str  # a file path, or ":memory:"
+
+
+def parse_store_url(url: str) -> StoreURL:
+    """Split `scheme:///path`, `:memory:` or a bare path (which means SQLite)."""
+    text = str(url).strip()
+    if not text:
+        raise StoreUnavailableError(
+            "empty database URL: give a path, sqlite:///PATH or duckdb:///PATH"
+        )
+    if text == ":memory:":
+        return StoreURL("sqlite", ":memory:")
+    scheme, sep, rest = text.partition("://")
+    if not sep or "/" in scheme or "\\" in scheme or len(scheme) < 2:
+        return StoreURL("sqlite", text)
+    scheme = scheme.lower()
+    # `sqlite:///abs/path` carries an absolute path after the third slash, while
+    # `sqlite://rel/path` and `sqlite:///:memory:` keep what follows the scheme.
+    location = rest[1:] if rest.startswith("/:memory:") else rest
+    if not location:
+        raise StoreUnavailableError(f"database URL {text!r} names no path")
+    return StoreURL(scheme, location or ":memory:")
+
+
+def available_backends() -> dict[str, Callable[..., Any]]:
+    """The installed backends by scheme."""
+    return {ep.name: ep.load for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def open_store(url: str) -> MemoryStore:
+    """Open the store a URL names; a missing backend gets an install hint, not a traceback."""
+    parsed = parse_store_url(url)
+    loaders = available_backends()
+    loader = loaders.get(parsed.scheme)
+    if loader is None:
+        extra = _EXTRAS.get(parsed.scheme)
+        if extra is not None:
+            raise StoreUnavailableError(
+                f"the {parsed.scheme} backend is not installed: "
+                f"pip install '{_DISTRIBUTION}[{extra}]'"
+            )
+        known = ", ".join(sorted(loaders)) or "none"
+        raise StoreUnavailableError(
+            f"no storage backend for {parsed.scheme!r} (installed: {known})"
+        )
+    try:
+        factory = loader()
+    except ImportError as exc:
+        extra = _EXTRAS.get(parsed.scheme, parsed.scheme)
+        raise StoreUnavailableError(
+            f"the {parsed.scheme} backend cannot load ({exc}): "
+            f"pip install '{_DISTRIBUTION}[{extra}]'"
+        ) from exc
+    store: MemoryStore = factory(parsed.location)
+    return store
+
+
+def reference_rankers() -> dict[str, Callable[[], Any]]:
+    """Installed frozen reference rankings for the retrieval bench, by name, ready to build."""
+    found: dict[str, Callable[[], Any]] = {}
+    for ep in sorted(entry_points(group=REFERENCE_GROUP), key=lambda e: e.name):
+        try:
+            found[ep.name] = ep.load()
+        except ImportError:
+            continue  # its backend's extra is not installed: the bench runs without it
+    return found

@@ -1,0 +1,253 @@
+"""Query signals: what a step's task text asks about, as terms a store can search for.
+
+The signals are: content tokens (Latin words and CJK bigrams from `text.tokenize`),
+exact terms (identifiers, versions, acronyms), numbers, filesystem paths and quoted
+phrases. Only the exact kinds earn the exact-match boost in ranking.
+
+Search terms are a filtered view of the signals. A term that occurs in nearly every
+row (function words, particles, single digits) cannot narrow a search, makes trigram
+matching slow on large files and inflates every row's match count, so it is dropped
+from what is sent to the store; it still counts nowhere else.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Final
+
+from lcm_core.text.tokens import MAX_QUERY_TOKENS, normalize_text, tokenize
+
+# Cap on terms sent to the store in one search: every extra OR branch costs a posting
+# list walk, and past a few dozen terms the ranking no longer changes in practice.
+MAX_SEARCH_TERMS: Final = 48
+
+# English function words and conversational filler. Generic, not fitted to any data set.
+_STOPWORD_TEXT: Final = """
+    a about above after again against all also am an and any are aren't as at be because
+    been before being below between both but by can can't cannot could couldn't did didn't
+    do does doesn't doing don't down during each else ever few for from further get gets
+    got had hadn't has hasn't have haven't having he he'd he's her here here's hers herself
+    him himself his how how's i i'd i'll i'm i've if in into is isn't it it's its itself
+    just let let's like me more most much must mustn't my myself no nor not now of off ok
+    okay on once one only or other ought our ours ourselves out over own please same shall
+    shan't she she'd she's should shouldn't so some still such than that that's the their
+    theirs them themselves then there there's these they they'd they'll they're they've
+    this those though through thus to too under until up upon us very was wasn't we we'd
+    we'll we're we've were weren't what what's when when's where where's whether which
+    while who who's whom whose why why's will with won't would wouldn't yeah yes yet you
+    you'd you'll you're you've your yours yourself yourselves hi hey hello thanks thank
+    oh um uh hmm really maybe again tell know remember recall said say says mentioned
+"""
+STOPWORDS: Final[frozenset[str]] = frozenset(_STOPWORD_TEXT.split())
+# Chinese particles: a bigram holding one of them straddles a word edge or is grammar.
+_CJK_PARTICLES: Final = frozenset("的了吗呢吧啊呀哦嘛")
+# Pronoun and function pieces: a bigram made only of these carries no topic.
+_CJK_FUNCTION_CHARS: Final = frozenset("么是在和与及或也都就还又很我你他她它们这那个些哪什怎样")
+
+# A digit run glued to a word or after `word-` belongs to an id (w123, PROJ-7), not a number.
+_NUMBER_RE: Final = re.compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z0-9]-)\d+(?:[.,]\d+)*")
+# Identifier-like words: letters and digits joined by `_ . -`, kept with their case.
+_WORD_RE: Final = re.compile(r"[A-Za-z0-9]+(?:[_.\-][A-Za-z0-9]+)*")
+_CAMEL_RE: Final = re.compile(r"[a-z][A-Z]")
+_PATH_RES: Final = (
+    # Absolute, home-relative or dot-relative POSIX paths: /etc/hosts, ~/x, ./a/b
+    re.compile(r"(?<![\w/])(?:~|\.{1,2})?/[\w.\-@+]+(?:/[\w.\-@+]+)*/?"),
+    # Windows drive paths: C:\Users\me\file.txt
+    re.compile(r"\b[A-Za-z]:\\[\w.\-\\]*[\w.\-]"),
+    # Relative paths with a folder and a file extension: src/app/main.py
+    re.compile(r"(?<![\w/])[\w.\-]+(?:/[\w.\-]+)*/[\w\-]+\.[A-Za-z0-9]{1,8}\b"),
+)
+_PHRASE_RES: Final = (
+    re.compile(r'"([^"\n]{2,200})"'),
+    re.compile(r"“([^”\n]{2,200})”"),
+    re.compile(r"「([^」\n]{1,200})」"),
+    re.compile(r"『([^』\n]{1,200})』"),
+    re.compile(r"`([^`\n]{2,200})`"),
+    # Single quotes only when they cannot be apostrophes: not touching a letter outside.
+    re.compile(r"(?<![A-Za-z0-9])'([^'\n]{2,200})'(?![A-Za-z0-9])"),
+)
+_PATH_TRAILERS: Final = ".,;:!?)]}'\""
+
+
+@dataclass(frozen=True, slots=True)
+class QuerySignals:
+    """Everything retrieval reads from the task text, each list in first-seen order."""
+
+    text: str
+    tokens: tuple[str, ...] = ()
+    exact_terms: tuple[str, ...] = ()
+    numbers: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()
+    phrases: tuple[str, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not (self.tokens or self.exact_terms or self.numbers or self.paths or self.phrases)
+
+    def exact_signals(self) -> tuple[str, ...]:
+        """The signals that earn the exact-match boost, deduplicated case-insensitively."""
+        return _dedupe((*self.phrases, *self.paths, *self.exact_terms, *self.numbers))
+
+
+def _dedupe(values: Iterable[str]) -> tuple[str, ...]:
+    seen: set[str] = set()
+    kept: list[str] = []
+    for value in values:
+        key = value.casefold()
+        if value and key not in seen:
+            seen.add(key)
+            kept.append(value)
+    return tuple(kept)
+
+
+def canonical_number(raw: str) -> str:
+    """Drop thousands separators so `3,000` and `3000` compare equal."""
+    if "," in raw and all(len(part) == 3 for part in raw.split(",")[1:]):
+        return raw.replace(",", "")
+    return raw
+
+
+def numbers_in(text: str) -> tuple[str, ...]:
+    """The numbers written in `text`, canonical, in order; digits inside words do not count."""
+    return _dedupe(canonical_number(match) for match in _NUMBER_RE.findall(text))
+
+
+def _is_exact_word(word: str) -> bool:
+    has_digit = any(ch.isdigit() for ch in word)
+    has_alpha = any(ch.isalpha() for ch in word)
+    if not has_alpha:
+        return False
+    if has_digit or "_" in word or _CAMEL_RE.search(word):
+        return True
+    # Dotted or hyphenated names (node.js, gpt-4o, e-mail) and acronyms (GPU, SLA).
+    if any(sep in word for sep in ".-"):
+        return True
+    return len(word) >= 2 and word.isupper() and word.casefold() not in STOPWORDS
+
+
+def _paths(text: str) -> tuple[str, ...]:
+    found: list[tuple[int, str]] = []
+    for pattern in _PATH_RES:
+        for match in pattern.finditer(text):
+            path = match.group().rstrip(_PATH_TRAILERS)
+            if len(path) >= 3 and any(ch.isalnum() for ch in path):
+                found.append((match.start(), path))
+    found.sort()
+    # A path found by two patterns (or a tail of a longer one) is kept once.
+    kept: list[str] = []
+    for _, path in found:
+        if not any(path in other for other in kept):
+            kept = [other for other in kept if other not in path]
+            kept.append(path)
+    return _dedupe(kept)
+
+
+def _phrases(text: str) -> tuple[str, ...]:
+    found: list[tuple[int, str]] = []
+    for pattern in _PHRASE_RES:
+        for match in pattern.finditer(text):
+            phrase = match.group(1).strip()
+            if phrase:
+                found.append((match.start(), phrase))
+    found.sort()
+    return _dedupe(phrase for _, phrase in found)
+
+
+# A task text longer than this (a pasted log, a whole file) is read at its start and
+# its end, where the instruction usually is; every signal is then bounded in cost.
+MAX_QUERY_CHARS: Final = 8_000
+
+
+def query_signals(text: str) -> QuerySignals:
+    """Derive the query signals of a task text; any input is accepted."""
+    normalized = normalize_text(text or "")
+    if not normalized:
+        return QuerySignals(text="")
+    if len(normalized) > MAX_QUERY_CHARS:
+        half = MAX_QUERY_CHARS // 2
+        normalized = normalized[:half] + "\n…\n" + normalized[-half:]
+    exact = _dedupe(w for w in _WORD_RE.findall(normalized) if _is_exact_word(w))
+    return QuerySignals(
+        text=normalized,
+        tokens=tuple(tokenize(normalized, MAX_QUERY_TOKENS)),
+        exact_terms=exact,
+        numbers=numbers_in(normalized),
+        paths=_paths(normalized),
+        phrases=_phrases(normalized),
+    )
+
+
+def can_narrow(term: str) -> bool:
+    """False for a term that matches almost any row: function words, particles, one digit."""
+    folded = term.casefold()
+    if folded in STOPWORDS:
+        return False
+    if len(folded) < 2:
+        return False
+    if len(folded) == 2 and (
+        any(ch in _CJK_PARTICLES for ch in folded)
+        or all(ch in _CJK_FUNCTION_CHARS for ch in folded)
+    ):
+        return False
+    return any(ch.isalnum() for ch in folded)
+
+
+_SUFFIXES: Final = ("ies", "ing", "es", "ed", "s")
+
+
+def stem(word: str) -> str:
+    """A light suffix strip for Latin words, so `guests` finds `guest list` and `booked` `book`.
+
+    Search is by substring, so the stem also finds every longer form of the word. Stems
+    shorter than three characters are not kept: they would match almost anything.
+    """
+    if not word.isascii() or not word.isalpha() or len(word) < 4:
+        return word
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and not word.endswith(("ss", "us", "is")):
+            base = word[: -len(suffix)]
+            if suffix == "ing" and len(base) >= 5 and base[-1] == base[-2]:
+                base = base[:-1]  # shopping -> shop; "wedding" keeps "wedd", not "wed"
+            return base if len(base) >= 3 else word
+    return word
+
+
+def search_terms(
+    signals: QuerySignals, limit: int = MAX_SEARCH_TERMS, ablate: Iterable[str] = ()
+) -> tuple[str, ...]:
+    """The terms to send to the store: the exact signals first, then content tokens.
+
+    `ablate` may switch off "stemming" or "stopwords" (see `retrieval.ABLATIONS`).
+    """
+    off = frozenset(ablate)
+    keep_word = "stemming" in off
+    # Digit-only tokens are pieces of numbers ("3,000" gives "000"); numbers come whole.
+    tokens = (t if keep_word else stem(t) for t in signals.tokens if not t.isdigit())
+    ordered = (*signals.exact_signals(), *tokens)
+    if "stopwords" in off:
+        return _dedupe(t for t in ordered if len(t) >= 2 and any(c.isalnum() for c in t))[:limit]
+    return _dedupe(term for term in ordered if can_narrow(term))[:limit]
+
+
+def evidence_terms(signals: QuerySignals) -> tuple[str, ...]:
+    """Terms worth an exact search of raw events: numbers, paths and quoted phrases."""
+    candidates = (*signals.phrases, *signals.paths, *signals.numbers)
+    return _dedupe(term for term in candidates if can_narrow(term))
+
+
+def exact_hits(content: str, signals: QuerySignals) -> tuple[str, ...]:
+    """The exact signals `content` contains; numbers must match a whole number."""
+    folded = content.casefold()
+    content_numbers = set(numbers_in(content))
+    hits: list[str] = []
+    wanted_numbers = {value.casefold() for value in signals.numbers}
+    for signal in signals.exact_signals():
+        key = signal.casefold()
+        if key in wanted_numbers:
+            if canonical_number(signal) in content_numbers:
+                hits.append(signal)
+        elif key in folded:
+            hits.append(signal)
+    return tuple(hits)

@@ -1,0 +1,229 @@
+"""Text primitives shared by every layer: normalisation, hashing, ids, tokens, token cost."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import math
+import re
+import unicodedata
+from collections.abc import Sequence
+from typing import Final
+
+from lcm_core.store.models import MAX_EVENT_TEXT
+
+# Han (incl. extension A and compatibility), kana and Hangul: scripts written without
+# spaces, which we index as character bigrams.
+_CJK_CLASS: Final = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
+CJK_RE: Final = re.compile(f"[{_CJK_CLASS}]")
+_CJK_RUN_RE: Final = re.compile(f"[{_CJK_CLASS}]+")
+_LATIN_WORD_RE: Final = re.compile(r"[^\W_]+(?:[_\-.'][^\W_]+)*")
+_SURROGATE_RE: Final = re.compile("[\ud800-\udfff]")
+# Control characters other than tab and newline carry no meaning in stored text.
+_CONTROL_RE: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_SPACE_RE: Final = re.compile(r"\s+")
+
+MAX_QUERY_TOKENS: Final = 160
+
+
+def normalize_text(value: str) -> str:
+    """Make text safe and canonical to store: NFC, LF line ends, no NUL, no lone surrogates."""
+    if not value:
+        return ""
+    text = _SURROGATE_RE.sub("\ufffd", value)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _CONTROL_RE.sub("", text)
+    return unicodedata.normalize("NFC", text).strip()
+
+
+def clamp_text(text: str, limit: int = MAX_EVENT_TEXT) -> tuple[str, bool]:
+    """Cut text to `limit` characters; the flag says whether anything was cut."""
+    if len(text) <= limit:
+        return text, False
+    return text[:limit], True
+
+
+def sha256_hex(text: str) -> str:
+    """SHA-256 of the UTF-8 text, as hex."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def fingerprint(text: str) -> str:
+    """Hash that ignores case and spacing: two phrasings differing only there dedupe."""
+    return sha256_hex(_SPACE_RE.sub(" ", normalize_text(text)).casefold())
+
+
+def stable_item_id(session_id: str, kind: str, content: str) -> str:
+    """`mem_<session-part>_<hash16>`: the same session, kind and content give the same id."""
+    session_part = sha256_hex(session_id)[:8]
+    content_part = sha256_hex(kind + "\n" + fingerprint(content))[:16]
+    return f"mem_{session_part}_{content_part}"
+
+
+def tokenize(text: str, limit: int = MAX_QUERY_TOKENS) -> list[str]:
+    """Lower-cased Latin words of two or more characters plus CJK bigrams, first-seen order."""
+    tokens: list[str] = []
+    seen: set[str] = set()
+
+    def add(token: str) -> bool:
+        if token not in seen:
+            seen.add(token)
+            tokens.append(token)
+        return len(tokens) >= limit
+
+    normalized = normalize_text(text).casefold()
+    # Walk the text once, alternating CJK runs and the Latin text between them, so
+    # the tokens come out in reading order.
+    position = 0
+    for run in _CJK_RUN_RE.finditer(normalized):
+        for word in _LATIN_WORD_RE.findall(normalized[position : run.start()]):
+            if len(word) >= 2 and add(word):
+                return tokens
+        chars = run.group()
+        grams = [chars] if len(chars) == 1 else [chars[i : i + 2] for i in range(len(chars) - 1)]
+        for gram in grams:
+            if add(gram):
+                return tokens
+        position = run.end()
+    for word in _LATIN_WORD_RE.findall(normalized[position:]):
+        if len(word) >= 2 and add(word):
+            return tokens
+    return tokens
+
+
+def estimate_tokens(text: str) -> int:
+    """The spec's token estimate: ceil(cjk / 1.6 + other / 4)."""
+    if not text:
+        return 0
+    cjk = len(CJK_RE.findall(text))
+    return math.ceil(cjk / 1.6 + (len(text) - cjk) / 4)
+
+
+def scrub_surrogates(text: str) -> str:
+    """Replace lone surrogates, which no UTF-8 store can hold, and leave all else as is."""
+    return _SURROGATE_RE.sub("\ufffd", text)
+
+
+@functools.lru_cache(maxsize=512)
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    """Compile a path glob: `**` spans folders, `*` and `?` stay inside one, `[...]` is a class."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        char = pattern[i]
+        if pattern.startswith("**", i):
+            i += 2
+            if i < n and pattern[i] == "/":
+                out.append("(?:.*/)?")
+                i += 1
+            else:
+                out.append(".*")
+            continue
+        if char == "*":
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif char == "[" and "]" in pattern[i + 2 :]:
+            end = pattern.index("]", i + 2)
+            body = pattern[i + 1 : end].replace("\\", "\\\\")
+            out.append("[" + ("^" + body[1:] if body.startswith("!") else body) + "]")
+            i = end
+        else:
+            out.append(re.escape(char))
+        i += 1
+    return re.compile("".join(out) + r"\Z", re.DOTALL)
+
+
+def glob_match(pattern: str, path: str) -> bool:
+    """Whether a slash-separated path matches a glob, gitignore style.
+
+    A pattern without `/` may match any single component (`*.bak`, `drafts`); a pattern
+    ending in `/` matches everything below that folder; a pattern that matches a leading
+    folder of the path matches the whole path, so `drafts/**` and `drafts` both exclude
+    `drafts/x/SKILL.md`.
+    """
+    pattern = pattern.strip().replace("\\", "/")
+    path = path.replace("\\", "/")
+    while pattern.startswith("./"):
+        pattern = pattern[2:]
+    while path.startswith("./"):
+        path = path[2:]
+    if not pattern or not path:
+        return False
+    if pattern.endswith("/"):
+        pattern += "**"
+    regex = _glob_regex(pattern)
+    parts = path.split("/")
+    if "/" not in pattern:
+        return any(regex.match(part) for part in parts if part)
+    # The full path, then each leading folder of it.
+    return any(regex.match("/".join(parts[:end])) for end in range(len(parts), 0, -1))
+
+
+# Shortest term a trigram index can look up; the BM25 part of a search score counts only
+# terms at least this long, on every backend, so the backends rank alike.
+MIN_INDEXED_TERM_CHARS: Final = 3
+
+
+def search_terms(terms: Sequence[object]) -> tuple[str, ...]:
+    """Normalised query terms, blanks and non-strings dropped, deduped case-insensitively."""
+    cleaned: list[str] = []
+    seen: set[str] = set()
+    for raw in terms:
+        if not isinstance(raw, str):
+            continue
+        term = normalize_text(raw)
+        key = term.casefold()
+        if term and key not in seen:
+            seen.add(key)
+            cleaned.append(term)
+    return tuple(cleaned)
+
+
+def relevance(text: str, terms: Sequence[str], bm25: float) -> float:
+    """Distinct terms the text contains (case-insensitive), plus bm25 squashed into [0, 1).
+
+    The matched-term count means the same at any store size and on every backend; bm25
+    only orders texts that match equally many terms.
+    """
+    folded = text.casefold()
+    matched = sum(1 for term in terms if term.casefold() in folded)
+    return matched + bm25 / (1.0 + bm25)
+
+
+# Okapi BM25 constants (the usual values, as FTS5 uses them).
+_BM25_K1: Final = 1.2
+_BM25_B: Final = 0.75
+
+
+def score_matches(texts: Sequence[str], terms: Sequence[str], scope_rows: int) -> list[float]:
+    """Relevance of each matching text: distinct terms it contains, plus BM25 in [0, 1).
+
+    BM25 is computed here, over the matching rows of the searched scope (`scope_rows`
+    rows in all), instead of by a backend's index: every backend then scores the same
+    rows identically, and a session's memory is ranked by what is rare in that session
+    rather than across every session in the file. Term frequency counts
+    non-overlapping, case-insensitive occurrences; length is in characters.
+    """
+    folded = [text.casefold() for text in texts]
+    keys = [term.casefold() for term in terms]
+    if not folded or not keys:
+        return [0.0 for _ in texts]
+    counts = [[doc.count(key) for key in keys] for doc in folded]
+    total = max(scope_rows, len(folded))
+    avg_len = max(1.0, sum(len(doc) for doc in folded) / len(folded))
+    idf = []
+    for column in range(len(keys)):
+        having = sum(1 for row in counts if row[column])
+        idf.append(math.log(1.0 + (total - having + 0.5) / (having + 0.5)))
+    scores = []
+    for doc, row in zip(folded, counts, strict=True):
+        norm = _BM25_K1 * (1.0 - _BM25_B + _BM25_B * len(doc) / avg_len)
+        bm25 = sum(
+            weight * tf * (_BM25_K1 + 1.0) / (tf + norm)
+            for weight, tf in zip(idf, row, strict=True)
+            if tf
+        )
+        matched = sum(1 for tf in row if tf)
+        scores.append(matched + bm25 / (1.0 + bm25))
+    return scores

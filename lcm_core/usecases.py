@@ -1,0 +1,212 @@
+"""One function per thing a face asks of memory: each takes a store and returns plain data.
+
+The CLI, the host `memory` command, the MCP tools and the runtime call these (and
+`open_store` / `close`) and never a store method of their own, so what a face does
+is written once here and the faces only render and transport it.
+`tests/adapter/test_faces_use_the_core.py` holds the adapter to that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, TypeVar
+
+from lcm_core.config import Config
+from lcm_core.retrieval.rank import RankedItem, rank_items
+from lcm_core.store.errors import StoreError
+from lcm_core.store.models import AssemblyLog, Event, EventHit, RuleOverride, Session, SkillFile
+from lcm_core.store.models import Rule as StoredRule
+from lcm_core.store.ports import MemoryStore
+from lcm_core.text.query import query_signals, search_terms
+
+REF_TEXT_CHARS: Final = 80
+T = TypeVar("T")
+COMPACTION_TYPES: Final = (
+    "compaction/start",
+    "compaction/summary",
+    "compaction/end",
+    "compaction/prune",
+)
+
+
+class NoSessionError(LookupError):
+    """The store has no such session, or no session at all."""
+
+
+# --- sessions ------------------------------------------------------------------------
+def has_session(store: MemoryStore, session_id: str) -> bool:
+    """Whether the store knows the session (a row in `sessions` or any event)."""
+    return store.get_session(session_id) is not None or store.max_event_seq(session_id) is not None
+
+
+def pick_session(store: MemoryStore, session: str | None) -> str:
+    """The session given (it must exist), else the most recently updated one."""
+    if session:
+        if not has_session(store, session):
+            raise NoSessionError(f"no session {session!r} in {store.url}")
+        return session
+    sessions = store.list_sessions()
+    if not sessions:
+        raise NoSessionError(
+            f"no sessions in {store.url} yet: run `lcm demo` or `lcm ingest PATH` first"
+        )
+    return sessions[0].session_id
+
+
+def sessions(store: MemoryStore) -> list[Session]:
+    """Every session, most recently updated first."""
+    return store.list_sessions()
+
+
+def row_counts(store: MemoryStore, session_id: str | None = None) -> dict[str, int]:
+    """Rows per table, of one session where a table belongs to sessions."""
+    return store.stats(session_id)
+
+
+def sessions_with_compaction(store: MemoryStore, sessions: Sequence[Session]) -> int:
+    """How many of these sessions hold any host compaction event."""
+    return sum(
+        1
+        for session in sessions
+        if store.list_events(session.session_id, types=COMPACTION_TYPES, limit=1)
+    )
+
+
+# --- search and explain ----------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """Ranked active items for a query, then raw events holding its search terms."""
+
+    session_id: str
+    query: str
+    terms: tuple[str, ...]
+    items: tuple[RankedItem, ...]
+    events: tuple[EventHit, ...]
+
+
+def search(
+    store: MemoryStore, session_id: str, query: str, config: Config, limit: int
+) -> SearchResult:
+    """What `search` shows: the ranking assembly would use, and the matching raw events."""
+    signals = query_signals(query)
+    ranking = rank_items(store, session_id, signals, config)
+    terms = search_terms(signals)
+    hits = store.search_events(session_id, terms, limit=limit) if terms else []
+    return SearchResult(session_id, query, terms, ranking.selected[:limit], tuple(hits))
+
+
+def describe_refs(store: MemoryStore, session_id: str, refs: Sequence[str]) -> dict[str, str]:
+    """A short text for each item id or `seq:N` ref, so a person sees what a ref stands for."""
+    out: dict[str, str] = {}
+    for ref in dict.fromkeys(refs):
+        text: str | None = None
+        if ref.startswith("mem_"):
+            item = store.get_item(ref)
+            text = item.content if item is not None else None
+        elif ref.startswith("seq:") and ref[4:].isdigit():
+            event = store.get_event(session_id, int(ref[4:]))
+            text = f"{event.type}: {event.text}" if event is not None else None
+        if text:
+            flat = " ".join(text.split())
+            out[ref] = flat if len(flat) <= REF_TEXT_CHARS else flat[: REF_TEXT_CHARS - 1] + "…"
+    return out
+
+
+def step_events(store: MemoryStore, session_id: str, seqs: Sequence[int]) -> list[Event]:
+    """The stored events a host says its step shows, in seq order."""
+    return store.get_events(session_id, seqs)
+
+
+# --- the assembly log ---------------------------------------------------------------------
+def record_assembly(store: MemoryStore, log: AssemblyLog, config: Config) -> int:
+    """Log one assembly attempt, keeping the configured number of rows per session."""
+    return store.add_assembly_log(log, retention=config.diagnostics.assembly_log_retention)
+
+
+def recent_assemblies(store: MemoryStore, session_id: str, limit: int) -> list[AssemblyLog]:
+    """The newest logged assemblies of a session, newest first."""
+    return store.list_assembly_logs(session_id, limit=limit)
+
+
+# --- skills ---------------------------------------------------------------------------------
+def skill_files(store: MemoryStore) -> list[SkillFile]:
+    """Every ingested skill file, by name."""
+    return store.list_skill_files()
+
+
+def stored_rules(store: MemoryStore) -> list[StoredRule]:
+    """Every stored rule as ingested (before the user's overrides)."""
+    return store.list_rules()
+
+
+def rule_overrides(store: MemoryStore) -> list[RuleOverride]:
+    """The user's overrides, by rule id."""
+    return store.list_rule_overrides()
+
+
+# --- export, purge, health ------------------------------------------------------------------
+def export_rows(
+    store: MemoryStore, table: str, session_id: str | None = None
+) -> Iterator[dict[str, Any]]:
+    """One table's rows in the stable export order (of one session where it applies)."""
+    return store.export_rows(table, session_id=session_id)
+
+
+def purge(store: MemoryStore, session_id: str | None) -> dict[str, int]:
+    """Delete one session's rows, or every row but meta (None); rows deleted per table."""
+    return store.purge_all() if session_id is None else store.purge_session(session_id)
+
+
+class _ProbeRollback(Exception):
+    """Raised inside the write probe so its transaction never commits."""
+
+
+@dataclass(frozen=True, slots=True)
+class Health:
+    """What `doctor` learns from the store itself."""
+
+    url: str
+    schema_version: int
+    problems: tuple[str, ...]
+    counts: dict[str, int]
+
+
+def health(store: MemoryStore) -> Health:
+    """Integrity problems, a write probe (rolled back), the schema version and the counts."""
+    problems = list(store.integrity_check())
+    probe = _write_probe(store)
+    if probe:
+        problems.append(probe)
+    return Health(store.url, store.schema_version(), tuple(problems), store.stats())
+
+
+def _write_probe(store: MemoryStore) -> str | None:
+    """Whether the store takes writes (a read-only file or folder loses new memory)."""
+    try:
+        with store.transaction():
+            store.set_meta("doctor.write_probe", "1")
+            raise _ProbeRollback
+    except _ProbeRollback:
+        return None
+    except StoreError as exc:
+        return f"cannot write: {exc}"
+
+
+def schema_version(store: MemoryStore) -> int:
+    """The schema version the store holds."""
+    return store.schema_version()
+
+
+# --- host cursors -----------------------------------------------------------------------------
+def read_cursor(store: MemoryStore, key: str) -> str | None:
+    """A host reader's saved position (a meta value), or None."""
+    return store.get_meta(key)
+
+
+def capture_and_advance(store: MemoryStore, key: str, value: str, capture: Callable[[], T]) -> T:
+    """Capture, then save the reader's new position, in one transaction: both or neither."""
+    with store.transaction():
+        result = capture()
+        store.set_meta(key, value)
+    return result
