@@ -12,9 +12,9 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from lcm_core.bench_retrieval import parse_line
+from lcm_core.bench.retrieval import parse_line
 
-from lcm_core.text import is_cjk, tokenize
+from lcm_core.text.tokens import CJK_RE, tokenize
 
 ROOT = Path(__file__).resolve().parents[2]
 # English function words; what is left of a question is its content.
@@ -111,13 +111,15 @@ def test_questions_resolve_and_cover_three_categories(dataset: list[dict[str, An
 def test_chinese_and_mixed_conversations_exist(dataset: list[dict[str, Any]]) -> None:
     def chinese_share(conv: dict[str, Any]) -> float:
         turns = conv["turns"]
-        return sum(any(is_cjk(c) for c in t["text"]) for t in turns) / len(turns)
+        return sum(any(bool(CJK_RE.match(c)) for c in t["text"]) for t in turns) / len(turns)
 
     shares = [chinese_share(conv) for conv in dataset]
     assert sum(s > 0.9 for s in shares) >= 1, "a Chinese conversation"
     assert sum(0.2 < s < 0.8 for s in shares) >= 1, "a mixed Chinese/English conversation"
     assert sum(s == 0 for s in shares) >= 6, "most conversations are English"
-    zh_questions = [q for conv in dataset for q in conv["questions"] if is_cjk(q["question"][-2])]
+    zh_questions = [
+        q for conv in dataset for q in conv["questions"] if CJK_RE.match(q["question"][-2])
+    ]
     assert len(zh_questions) >= 40
 
 

@@ -290,7 +290,7 @@ def test_turn_time_becomes_the_event_time(store: MemoryStore) -> None:
 
 def test_the_frozen_baseline_tokenizer_does_not_move() -> None:
     """BM25's tokenizer is pinned: ranking work elsewhere never changes the baseline."""
-    from lcm_core.bench_bm25 import tokenize as frozen
+    from lcm_core.bench.bm25 import tokenize as frozen
 
     assert frozen("Anna's dogs painted 预算不超过 a x_y-z", 100) == [
         "anna's",
