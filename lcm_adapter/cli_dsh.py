@@ -25,6 +25,7 @@ from lcm_adapter.ingest import IngestError, IngestReport, ingest_paths
 from lcm_adapter.paths import DATA_FOLDER, DB_FILE, dsh_home
 from lcm_adapter.runtime import MemoryRuntime
 from lcm_core.errors import StoreError
+from lcm_core.targets import refuse_database_target
 
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
@@ -89,9 +90,10 @@ def install(
     )
     try:
         target = patch_path(home, profile)
+        refuse_database_target(target, db)
         existing = target.read_text(encoding="utf-8") if target.exists() else None
         text = merge(existing, render_block(row))
-    except (PatchError, OSError, UnicodeDecodeError) as exc:
+    except (PatchError, StoreError, OSError, UnicodeDecodeError) as exc:
         _fail(str(exc))
         return
     if print_only:

@@ -29,6 +29,7 @@ from lcm_core.export_jsonl import write_jsonl
 from lcm_core.models import TABLES
 from lcm_core.ports import MemoryStore, SupportsAnalytics, SupportsBulkLoad, SupportsParquet
 from lcm_core.registry import open_store
+from lcm_core.targets import refuse_database_target
 
 # Told (table, rows just written) as an export goes along.
 Progress = Callable[[str, int], None]
@@ -76,6 +77,7 @@ def export_store(
     if fmt not in FORMATS:
         raise ExportError(f"unknown export format {fmt!r}; use one of: {', '.join(FORMATS)}")
     out = Path(out).expanduser()
+    refuse_database_target(out, store.url)  # before --force is even looked at
     _check_target(out, force)
     if not out.parent.exists():
         private_folder(out.parent)
