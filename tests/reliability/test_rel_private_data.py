@@ -163,7 +163,7 @@ def test_purge_of_one_session_leaves_nothing_of_it_and_counts_add_up(
     finally:
         store.close()
     victim, *kept = SESSIONS
-    done = lcm("--db", str(path), "purge", "--session", victim, "--json")
+    done = lcm("--db", str(path), "purge", "--session", victim, "--yes", "--json")
     assert done.returncode == 0, done.stderr
     reported = json.loads(done.stdout)
     store = SQLiteMemoryStore(path)
