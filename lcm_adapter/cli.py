@@ -12,7 +12,7 @@ from typing import Any, Final
 import click
 
 from lcm_adapter.cli_base import CliState, handle_unexpected
-from lcm_adapter.paths import resolve_db_url
+from lcm_adapter.paths import db_given, resolve_db_url
 
 # Modules that add commands to the group, in help order. Each defines `register(cli)`.
 # Modules another piece of work provides are skipped while they do not exist yet.
@@ -63,7 +63,9 @@ def cli(ctx: click.Context, db: str | None, config_path: str | None, debug: bool
 
     Start with `lcm demo`. Colours are off when output is piped or NO_COLOR is set.
     """
-    ctx.obj = CliState(db=resolve_db_url(db), config_path=config_path, debug=debug)
+    ctx.obj = CliState(
+        db=resolve_db_url(db), config_path=config_path, debug=debug, db_given=db_given(db)
+    )
 
 
 def _register_all() -> None:

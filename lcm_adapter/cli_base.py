@@ -41,6 +41,7 @@ class CliState:
     db: str
     config_path: str | None = None
     debug: bool = False
+    db_given: bool = False  # --db or LCM_DB named it (not the default under DSH_HOME)
     _config: Config | None = field(default=None, repr=False)
 
     def __getitem__(self, key: str) -> Any:
@@ -80,9 +81,9 @@ def state(ctx: click.Context) -> CliState:
     """The `CliState` the `lcm` group stored on the context."""
     found = ctx.find_object(CliState)
     if found is None:  # a command invoked without the group (tests of one command)
-        from lcm_adapter.paths import resolve_db_url
+        from lcm_adapter.paths import db_given, resolve_db_url
 
-        found = CliState(db=resolve_db_url(None))
+        found = CliState(db=resolve_db_url(None), db_given=db_given(None))
         ctx.obj = found
     return found
 
@@ -117,10 +118,27 @@ def session_option(func: F) -> F:
     )(func)
 
 
+def no_database_message(path: Path, given: bool) -> str:
+    """The one line a read command gives for a database file that does not exist."""
+    if given:
+        return f"no database at {path}"
+    return f"no database at {path} yet: `lcm status` shows how to start"
+
+
 @contextmanager
-def opened_store(ctx: click.Context) -> Iterator[MemoryStore]:
-    """The store the global options name, closed afterwards; a failure to open is one line."""
-    url = state(ctx).db
+def opened_store(ctx: click.Context, *, create: bool = False) -> Iterator[MemoryStore]:
+    """The store the global options name, closed afterwards; a failure to open is one line.
+
+    Only a command that adds memory passes `create=True`: a read command on a missing
+    file fails with one line and leaves nothing behind.
+    """
+    from lcm_adapter.paths import missing_database
+
+    cli_state = state(ctx)
+    url = cli_state.db
+    missing = missing_database(url)
+    if missing is not None and not create:
+        fail(no_database_message(missing, cli_state.db_given))
     try:
         store = open_store(url)
     except StoreError as exc:

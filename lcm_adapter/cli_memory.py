@@ -17,6 +17,8 @@ from lcm_adapter.cli_base import (
     session_option,
     state,
 )
+from lcm_adapter.first_run import first_run_data, render_first_run
+from lcm_adapter.paths import missing_database
 from lcm_adapter.views import (
     assemble_dry_run,
     explain_data,
@@ -34,6 +36,12 @@ SEARCH_LIMIT: Final = 10
 @click.pass_context
 def status(ctx: click.Context, session: str | None, as_json: bool) -> None:
     """Counts, cursors, budget, latest assembly and compaction state of a session."""
+    cli_state = state(ctx)
+    missing = missing_database(cli_state.db)
+    if missing is not None and not cli_state.db_given:
+        # A fresh install: say where memory will live and how to start; create nothing.
+        emit(as_json, first_run_data(missing), render_first_run)
+        return
     with opened_store(ctx) as store:
         session_id = resolve_session(store, session)
         data = status_data(store, session_id, state(ctx).config())
