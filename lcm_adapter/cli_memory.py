@@ -275,24 +275,33 @@ def _render_search(data: dict[str, Any]) -> str:
 @session_option
 @click.option("--query", "query", metavar="TEXT", help="Task text (default: newest user message).")
 @click.option("--budget", type=click.IntRange(50, 200_000), metavar="N", help="Token budget.")
+@click.option(
+    "--log", "log", is_flag=True, help="Record it (marked dry-run) so `lcm explain` shows it."
+)
 @json_option
 @click.pass_context
 def assemble(
-    ctx: click.Context, session: str | None, query: str | None, budget: int | None, as_json: bool
+    ctx: click.Context,
+    session: str | None,
+    query: str | None,
+    budget: int | None,
+    log: bool,
+    as_json: bool,
 ) -> None:
-    """Dry-run a pre-step: print the memory block the next step would get; nothing is logged."""
+    """Dry-run a pre-step: print the memory block the next step would get; --log records it."""
     config = state(ctx).config()
     with opened_store(ctx) as store:
         session_id = resolve_session(store, session)
-        data = assemble_dry_run(store, session_id, config, query=query, budget=budget)
+        data = assemble_dry_run(store, session_id, config, query=query, budget=budget, log=log)
     emit(as_json, data, _render_assemble)
 
 
 def _render_assemble(data: dict[str, Any]) -> str:
     block = data["text"] or "(no memory block: nothing would be injected)"
-    return "\n".join(
-        [block, "", render.to_text(*render.explain_view(data["explain"], data["ref_text"]))]
-    ).rstrip("\n")
+    lines = [block, "", render.to_text(*render.explain_view(data["explain"], data["ref_text"]))]
+    if data.get("logged") is not None:
+        lines.append(f"logged as assembly #{data['logged']} (dry-run): `lcm explain` shows it")
+    return "\n".join(lines).rstrip("\n")
 
 
 def register(group: click.Group) -> None:
