@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,8 @@ from lcm_adapter.dsh.patch import (
     render_block,
     write_patch,
 )
-from lcm_adapter.ingest import IngestError, IngestReport, ingest_paths
+from lcm_adapter.ingest import IngestError, IngestReport, Skipped, discover, ingest_files
+from lcm_adapter.ingest_progress import IngestProgress
 from lcm_adapter.paths import DATA_FOLDER, DB_FILE, dsh_home
 from lcm_adapter.runtime import MemoryRuntime
 from lcm_core.errors import StoreError
@@ -129,28 +130,9 @@ def _explicit_db(ctx: click.Context) -> str | None:
     return given.strip() if isinstance(given, str) and given.strip() else None
 
 
-class _Progress:
-    """Progress on stderr: redrawn in place on a terminal, a line every few seconds otherwise."""
-
-    def __init__(self, quiet: bool) -> None:
-        self.quiet = quiet
-        self.tty = sys.stderr.isatty()
-        self.last = 0.0
-
-    def __call__(self, report: IngestReport, path: Path) -> None:
-        now = time.monotonic()
-        if self.quiet or now - self.last < (0.2 if self.tty else 5.0):
-            return
-        self.last = now
-        line = (
-            f"ingest: {report.events} events ({report.inserted} new) from {report.files} files, "
-            f"{report.rate:,.0f} events/s"
-        )
-        click.echo(("\r" + line) if self.tty else line, err=True, nl=not self.tty)
-
-    def done(self) -> None:
-        if self.tty and not self.quiet and self.last:
-            click.echo("", err=True)
+# Skipped files listed one per line on stderr before "... and N more" (`--json` has all).
+SKIPPED_SHOWN = 20
+EXIT_INTERRUPTED = 130
 
 
 @click.command()
@@ -159,24 +141,63 @@ class _Progress:
 @click.option("--quiet", is_flag=True, help="No progress on stderr.")
 @click.pass_context
 def ingest(ctx: click.Context, paths: tuple[Path, ...], as_json: bool, quiet: bool) -> None:
-    """Backfill DSH session logs (files, session folders or a sessions tree), read-only."""
+    """Backfill DSH session logs (files, session folders or a sessions tree), read-only.
+
+    In a folder, every *.jsonl, *.jsonl.zst and *.jsonl.zstd whose first line is a DSH
+    session line is read; the other files are listed as skipped, with the reason.
+    """
+    try:
+        found = discover(paths)
+    except IngestError as exc:
+        _fail(str(exc), EXIT_USAGE)
+        return
+    if not found.files:
+        _print_skipped(found.skipped)
+        where = ", ".join(str(p) for p in paths)
+        _fail(f"no DSH session logs in {where} ({len(found.skipped)} files skipped)")
+        return
     try:
         runtime = MemoryRuntime.open(ctx.obj["db"], ctx.obj.config())
     except StoreError as exc:
         _fail(str(exc))
         return
-    progress = _Progress(quiet)
+    report = IngestReport()
     try:
-        report = ingest_paths(runtime, paths, progress)
-    except IngestError as exc:
-        _fail(str(exc), EXIT_USAGE)
-        return
+        with IngestProgress(found.files, quiet) as progress:
+            report = ingest_files(runtime, found.files, _keep(report, progress))
+    except KeyboardInterrupt:
+        # Each batch commits on its own: what was stored stays, and a rerun skips it.
+        click.echo(
+            f"lcm: interrupted: {report.inserted} new events committed "
+            f"({report.events} read from {report.files} files); run the same command again "
+            "to resume: stored events are skipped",
+            err=True,
+        )
+        sys.exit(EXIT_INTERRUPTED)
     finally:
-        progress.done()
         runtime.close()
+    report.skipped = found.skipped
     _print_report(report, as_json)
     if report.issues:
         sys.exit(EXIT_FAILURE)
+
+
+def _keep(holder: IngestReport, progress: IngestProgress) -> Callable[[IngestReport, Path], None]:
+    """A progress callback that also keeps the latest totals for an interrupted run."""
+
+    def tell(report: IngestReport, path: Path) -> None:
+        holder.inserted, holder.events, holder.files = report.inserted, report.events, report.files
+        progress(report, path)
+
+    return tell
+
+
+def _print_skipped(skipped: list[Skipped]) -> None:
+    for skip in skipped[:SKIPPED_SHOWN]:
+        click.echo(f"lcm: skipped {skip}", err=True)
+    if len(skipped) > SKIPPED_SHOWN:
+        more = len(skipped) - SKIPPED_SHOWN
+        click.echo(f"lcm: skipped {more} more files (`--json` lists them all)", err=True)
 
 
 def _print_report(report: IngestReport, as_json: bool) -> None:
@@ -187,6 +208,7 @@ def _print_report(report: IngestReport, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(data, ensure_ascii=False, sort_keys=True, indent=2))
         return
+    _print_skipped(report.skipped)
     click.echo(
         f"{data['events']} events from {data['files']} files in {data['sessions']} sessions: "
         f"{data['inserted']} new, {data['duplicates']} already stored "
