@@ -215,5 +215,7 @@ def build_server(db_url: str, config: Config) -> Any:
 
 
 def serve(db_url: str, config: Config) -> None:
-    """Run the server on stdio until the client closes it."""
-    build_server(db_url, config).run()
+    """Run the server on stdio until the client closes it and every call is answered."""
+    from lcm_adapter.mcp_stdio import run_stdio
+
+    run_stdio(build_server(db_url, config))
