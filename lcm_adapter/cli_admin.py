@@ -27,7 +27,8 @@ from lcm_core.models import SESSION_TABLES, TABLES
 from lcm_core.ports import MemoryStore
 from lcm_core.registry import available_backends, parse_store_url
 
-OPTIONAL_MODULES: Final = ("rich", "mcp", "zstandard", "duckdb")
+# The extras a user may lack (rich, click and sqlite-utils are always installed).
+OPTIONAL_MODULES: Final = ("mcp", "zstandard", "duckdb")
 STATS_SESSIONS: Final = 20
 # What lcm can see from its own store, and what it cannot know about the host.
 CANNOT_OBSERVE: Final = (

@@ -30,8 +30,24 @@ class CommandError(click.ClickException):
 
     exit_code = EXIT_FAILURE
 
+    def __init__(self, message: str, exit_code: int = EXIT_FAILURE) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
     def show(self, file: Any = None) -> None:
         click.echo(f"lcm: {self.format_message()}", err=True)
+
+
+def wants_json(args: list[str]) -> bool:
+    """Whether the command line asked for `--json` (its errors are then JSON too)."""
+    return "--json" in args
+
+
+def json_error(message: str, exit_code: int, **details: Any) -> NoReturn:
+    """An error as one JSON object on one stderr line, for a caller that parses output."""
+    body = {"error": message, "exit_code": exit_code, **details}
+    click.echo(json.dumps(body, ensure_ascii=False, sort_keys=True), err=True)
+    sys.exit(exit_code)
 
 
 @dataclass(slots=True)
@@ -160,7 +176,7 @@ def resolve_session(store: MemoryStore, session: str | None) -> str:
         fail(str(exc))
 
 
-def handle_unexpected(ctx: click.Context, exc: BaseException) -> NoReturn:
+def handle_unexpected(ctx: click.Context, exc: BaseException, as_json: bool = False) -> NoReturn:
     """An unexpected error: one line and exit 1, or the traceback with `--debug`."""
     found = ctx.find_object(CliState)
     if found is not None and found.debug:
@@ -168,5 +184,7 @@ def handle_unexpected(ctx: click.Context, exc: BaseException) -> NoReturn:
     message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     if not isinstance(exc, StoreError):
         message = f"{type(exc).__name__}: {message}"
+    if as_json:
+        json_error(message, EXIT_FAILURE)
     click.echo(f"lcm: {message} (run with --debug for a traceback)", err=True)
     sys.exit(EXIT_FAILURE)

@@ -11,7 +11,13 @@ from typing import Any
 
 import click
 
-from lcm_adapter.cli_base import read_config_file
+from lcm_adapter.cli_base import (
+    CommandError,
+    dump_json,
+    json_error,
+    json_option,
+    read_config_file,
+)
 from lcm_adapter.dsh import plugin_path
 from lcm_adapter.dsh.patch import (
     PatchError,
@@ -19,6 +25,7 @@ from lcm_adapter.dsh.patch import (
     merge,
     patch_path,
     render_block,
+    unmerge,
     write_patch,
 )
 from lcm_adapter.ingest import IngestError, IngestReport, Skipped, discover, ingest_files
@@ -34,8 +41,8 @@ DEFAULT_PROFILE = "web"
 
 
 def _fail(message: str, code: int = EXIT_FAILURE) -> None:
-    click.echo(f"lcm: {message}", err=True)
-    sys.exit(code)
+    # Raised, not printed: the group shows it as one line (one JSON object with --json).
+    raise CommandError(message, code)
 
 
 @click.command()
@@ -70,6 +77,7 @@ def dsh() -> None:
     help="Also load the commands service (profiles such as sdk-minimal lack it).",
 )
 @click.option("--print", "print_only", is_flag=True, help="Print the patch file; write nothing.")
+@json_option
 @click.pass_context
 def install(
     ctx: click.Context,
@@ -78,6 +86,7 @@ def install(
     python_exe: str | None,
     with_commands: bool,
     print_only: bool,
+    as_json: bool,
 ) -> None:
     """Load the memory plugin in a DSH profile (idempotent; other rows are left alone)."""
     home = (dsh_home or _default_home()).expanduser().absolute()
@@ -97,18 +106,70 @@ def install(
     except (PatchError, StoreError, OSError, UnicodeDecodeError) as exc:
         _fail(str(exc))
         return
+    data: dict[str, Any] = {"patch": str(target), "profile": profile, "db": db}
     if print_only:
-        click.echo(text, nl=False)
+        if as_json:
+            click.echo(dump_json({**data, "text": text}))
+        else:
+            click.echo(text, nl=False)
         return
     try:
         changed = write_patch(target, text)
     except OSError as exc:
         _fail(f"cannot write {target}: {exc.strerror or exc}")
         return
-    state = "updated" if changed else "already up to date"
-    click.echo(f"{target}: {state}")
+    data.update(changed=changed, start=f"dsh --profile {profile}")
+    if as_json:
+        click.echo(dump_json(data))
+        return
+    click.echo(f"{target}: {'updated' if changed else 'already up to date'}")
     click.echo(f"memory database: {db}")
     click.echo(f"start DSH with: dsh --profile {profile}")
+
+
+@dsh.command()
+@click.option("--profile", default=DEFAULT_PROFILE, show_default=True, help="DSH profile to clean.")
+@click.option(
+    "--dsh-home",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="DSH home folder (default: $DSH_HOME, else ~/.dsh).",
+)
+@json_option
+def uninstall(profile: str, dsh_home: Path | None, as_json: bool) -> None:
+    """Remove exactly what `lcm dsh install` added to a profile; the database is kept."""
+    home = (dsh_home or _default_home()).expanduser().absolute()
+    try:
+        target = patch_path(home, profile)
+        existing = target.read_text(encoding="utf-8") if target.exists() else None
+        text = None if existing is None else unmerge(existing)
+    except (PatchError, OSError, UnicodeDecodeError) as exc:
+        _fail(str(exc))
+        return
+    removed = existing is not None and text != existing
+    try:
+        if removed and text is None:
+            target.unlink()  # the file held only what install created
+        elif removed and text is not None:
+            write_patch(target, text)
+    except OSError as exc:
+        _fail(f"cannot write {target}: {exc.strerror or exc}")
+        return
+    data = {
+        "patch": str(target),
+        "profile": profile,
+        "removed": removed,
+        "deleted_file": removed and text is None,
+    }
+    if as_json:
+        click.echo(dump_json(data))
+    elif not removed:
+        click.echo(f"{target}: the memory plugin was not installed there; nothing changed")
+    else:
+        what = (
+            "removed the file (install had created it)" if text is None else "removed the lcm block"
+        )
+        click.echo(f"{target}: {what}; the memory database is kept")
 
 
 def _default_home() -> Path:
@@ -137,7 +198,7 @@ EXIT_INTERRUPTED = 130
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option
 @click.option("--quiet", is_flag=True, help="No progress on stderr.")
 @click.pass_context
 def ingest(ctx: click.Context, paths: tuple[Path, ...], as_json: bool, quiet: bool) -> None:
@@ -152,7 +213,8 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...], as_json: bool, quiet: bo
         _fail(str(exc), EXIT_USAGE)
         return
     if not found.files:
-        _print_skipped(found.skipped)
+        if not as_json:
+            _print_skipped(found.skipped)
         where = ", ".join(str(p) for p in paths)
         _fail(f"no DSH session logs in {where} ({len(found.skipped)} files skipped)")
         return
@@ -167,17 +229,22 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...], as_json: bool, quiet: bo
             report = ingest_files(runtime, found.files, _keep(report, progress))
     except KeyboardInterrupt:
         # Each batch commits on its own: what was stored stays, and a rerun skips it.
-        click.echo(
-            f"lcm: interrupted: {report.inserted} new events committed "
+        message = (
+            f"interrupted: {report.inserted} new events committed "
             f"({report.events} read from {report.files} files); run the same command again "
-            "to resume: stored events are skipped",
-            err=True,
+            "to resume: stored events are skipped"
         )
+        if as_json:
+            json_error(message, EXIT_INTERRUPTED)
+        click.echo(f"lcm: {message}", err=True)
         sys.exit(EXIT_INTERRUPTED)
     finally:
         runtime.close()
     report.skipped = found.skipped
     _print_report(report, as_json)
+    if report.issues and as_json:
+        issues = [str(issue) for issue in report.issues]
+        json_error(f"{len(issues)} problems while reading the logs", EXIT_FAILURE, issues=issues)
     if report.issues:
         sys.exit(EXIT_FAILURE)
 
@@ -201,10 +268,11 @@ def _print_skipped(skipped: list[Skipped]) -> None:
 
 
 def _print_report(report: IngestReport, as_json: bool) -> None:
-    # Problems go to stderr, one line each, in both output modes.
-    for issue in report.issues:
-        click.echo(f"lcm: {issue}", err=True)
+    # Problems go to stderr: one line each, or (with --json) one JSON object afterwards.
     data: dict[str, Any] = report.to_dict()
+    if not as_json:
+        for issue in report.issues:
+            click.echo(f"lcm: {issue}", err=True)
     if as_json:
         click.echo(json.dumps(data, ensure_ascii=False, sort_keys=True, indent=2))
         return

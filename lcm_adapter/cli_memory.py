@@ -28,6 +28,8 @@ from lcm_adapter.views import (
 )
 
 SEARCH_LIMIT: Final = 10
+# A long query (a pasted paragraph) is shown clipped in the heading; --json keeps it whole.
+QUERY_SHOWN: Final = 60
 
 
 @click.command()
@@ -256,7 +258,7 @@ def _render_search(data: dict[str, Any]) -> str:
             (f"{i['score']:.3f}", i["id"], i["kind"], _clip(i["content"], 160))
             for i in data["items"]
         ),
-        title=f"memory items for {data['query']!r} ({len(data['items'])})",
+        title=f"memory items for {_clip(data['query'], QUERY_SHOWN)!r} ({len(data['items'])})",
         right=("score",),
     )
     events = render.table(
