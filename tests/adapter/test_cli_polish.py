@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -133,3 +136,29 @@ def test_uninstall_refuses_damaged_markers(tmp_path: Path) -> None:
     result = run("dsh", "uninstall", "--dsh-home", str(tmp_path))
     assert result.exit_code == 1 and "damaged" in result.stderr
     assert target.read_text(encoding="utf-8") == damaged
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_the_documented_completion_command_prints_a_script(shell: str) -> None:
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert f"_LCM_COMPLETE={shell}_source lcm" in docs
+    env = {k: v for k, v in os.environ.items() if not k.startswith("_LCM")}
+    env["_LCM_COMPLETE"] = f"{shell}_source"
+    proc = subprocess.run(
+        [sys.executable, "-c", "from lcm_adapter.cli import main; main()"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0 and "_LCM_COMPLETE" in proc.stdout
+
+
+def test_the_serve_methods_are_documented() -> None:
+    from lcm_adapter import sidecar
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+    section = docs.split("## The `lcm serve` protocol", 1)[1].split("\n## ", 1)[0]
+    for method in [*sidecar._CALLS, *sidecar._NOTIFICATIONS]:
+        assert f"| `{method}`" in section, method
