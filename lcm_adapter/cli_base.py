@@ -30,12 +30,14 @@ class CommandError(click.ClickException):
 
     exit_code = EXIT_FAILURE
 
-    def __init__(self, message: str, exit_code: int = EXIT_FAILURE) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
-
     def show(self, file: Any = None) -> None:
         click.echo(f"lcm: {self.format_message()}", err=True)
+
+
+class UsageFailure(CommandError):
+    """Like `CommandError`, for a command line that cannot work (exit code 2)."""
+
+    exit_code = EXIT_USAGE
 
 
 def wants_json(args: list[str]) -> bool:

@@ -13,6 +13,7 @@ import click
 
 from lcm_adapter.cli_base import (
     CommandError,
+    UsageFailure,
     dump_json,
     json_error,
     json_option,
@@ -42,7 +43,7 @@ DEFAULT_PROFILE = "web"
 
 def _fail(message: str, code: int = EXIT_FAILURE) -> None:
     # Raised, not printed: the group shows it as one line (one JSON object with --json).
-    raise CommandError(message, code)
+    raise (UsageFailure if code == EXIT_USAGE else CommandError)(message)
 
 
 @click.command()

@@ -17,6 +17,7 @@ from rich.progress import (
     BarColumn,
     DownloadColumn,
     Progress,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -42,7 +43,7 @@ class IngestProgress:
         self.quiet = quiet
         self.console = stderr_console()
         self.bar: Progress | None = None
-        self.task = None
+        self.task: TaskID | None = None
         self.last_line = time.monotonic()  # the first line after LINE_SECONDS
         self._done_index = 0
         self._done_bytes = 0
