@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Final
 from lcm_adapter.memory_text import explain_text, inspect_text, search_text, status_text
 from lcm_core import usecases
 from lcm_core.reports.files import open_private, private_folder
+from lcm_core.reports.targets import UnsafeTargetError, refuse_database_target
 from lcm_core.store.models import TABLES
 
 if TYPE_CHECKING:
@@ -90,7 +91,10 @@ def _export(runtime: MemoryRuntime, session_id: str, args: list[str]) -> Command
     if len(args) > 1:
         return CommandResult(False, "memory: export takes at most one file name")
     target = Path(args[0]).expanduser() if args else default_export_path(runtime, session_id)
-    counts = export_session(runtime, session_id, target)
+    try:
+        counts = export_session(runtime, session_id, target)
+    except UnsafeTargetError as exc:
+        return CommandResult(False, f"memory: {exc}")
     total = sum(counts.values())
     detail = ", ".join(f"{table}={n}" for table, n in counts.items() if n)
     return CommandResult(
@@ -127,6 +131,7 @@ def default_export_path(runtime: MemoryRuntime, session_id: str) -> Path:
 
 def export_session(runtime: MemoryRuntime, session_id: str, target: Path) -> dict[str, int]:
     """Write every row of the session as JSON lines `{"table", "row"}`; counts per table."""
+    refuse_database_target(target, runtime.store.url)
     private_folder(target.parent)
     counts: dict[str, int] = {}
     tmp = target.with_name(target.name + ".part")

@@ -9,6 +9,8 @@ through the same path as `lcm ingest` and a live pre-step; no network, host or m
 from __future__ import annotations
 
 import json
+import shlex
+import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -65,12 +67,31 @@ def session_log() -> Iterator[Path]:
         yield path
 
 
-def demo_db_url(db: str | None) -> str:
-    """The database to build on: the one given, else a new file in a private temp folder."""
+@contextmanager
+def demo_database(db: str | None, keep: bool) -> Iterator[tuple[str, bool]]:
+    """The database to build on and whether it is temporary.
+
+    The one given is used as it is; else a new file in a private temp folder, which is
+    removed on the way out (an error or Ctrl-C included) unless `keep`.
+    """
     if db:
-        return db
+        yield db, False
+        return
     folder = Path(tempfile.mkdtemp(prefix="lcm-demo-"))  # created mode 0700
-    return str(folder / DB_FILE)
+    try:
+        yield str(folder / DB_FILE), True
+    finally:
+        if not keep:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def explore_commands(db: str, item_id: str | None) -> list[str]:
+    """The exact commands that look at the demo's database afterwards."""
+    base = f"lcm --db {shlex.quote(db)}"
+    commands = [f"{base} status", f"{base} explain", f"{base} search 批大小"]
+    if item_id:
+        commands.append(f"{base} inspect {shlex.quote(item_id)}")
+    return commands
 
 
 def next_step(path: Path) -> tuple[str, dict[str, Any], int | None]:
@@ -92,12 +113,11 @@ def next_step(path: Path) -> tuple[str, dict[str, Any], int | None]:
     return session_id, message, turn
 
 
-def run_demo(db: str | None, config: Config) -> DemoResult:
-    """Ingest the bundled session into `db` (or a temp file) and run the next pre-step."""
+def run_demo(url: str, config: Config) -> DemoResult:
+    """Ingest the bundled session into the database `url` and run the next pre-step."""
     from lcm_adapter.dsh.ingest import IngestReport, ingest_file
     from lcm_adapter.runtime import MemoryRuntime
 
-    url = demo_db_url(db)
     runtime = MemoryRuntime.open(url, config)
     try:
         report = IngestReport()

@@ -19,6 +19,29 @@ def default_db_path() -> Path:
     return dsh_home() / DATA_FOLDER / DB_FILE
 
 
+def db_given(db: str | None) -> bool:
+    """Whether the user named a database (`--db` or `$LCM_DB`) rather than taking the default."""
+    return any(c and c.strip() for c in (db, os.environ.get("LCM_DB")))
+
+
+def missing_database(url: str) -> Path | None:
+    """The file a store URL names when it does not exist yet; None for one that does, or memory.
+
+    Read commands check this first, so a typo in `--db` never leaves a new file behind.
+    """
+    from lcm_core.store.errors import StoreError
+    from lcm_core.store.registry import parse_store_url
+
+    try:
+        location = parse_store_url(url).location
+    except StoreError:
+        return None  # opening it gives the one-line error
+    if location == ":memory:":
+        return None
+    path = Path(location).expanduser()
+    return None if path.exists() else path
+
+
 def resolve_db_url(db: str | None) -> str:
     """The database to use: `--db`, else `$LCM_DB`, else the default file under DSH_HOME."""
     for candidate in (db, os.environ.get("LCM_DB")):

@@ -99,8 +99,14 @@ def assemble_dry_run(
     *,
     query: str | None = None,
     budget: int | None = None,
+    log: bool = False,
 ) -> dict[str, Any]:
-    """The block a pre-step would inject now, and its explanation; nothing is written."""
+    """The block a pre-step would inject now, and its explanation.
+
+    Nothing is written unless `log`: then the attempt becomes an assembly log row whose
+    trigger says `dry-run`, so `explain` shows it; no cursor moves and nothing is shown
+    to a model.
+    """
     checked = with_budget(config, budget)
     result = assemble(
         store,
@@ -112,7 +118,15 @@ def assemble_dry_run(
         trigger=DRY_RUN_TRIGGER,
         shown=ShownItems().read(store, session_id),
     )
-    explained = dataclasses.asdict(to_log(result))
+    row = to_log(result)
+    if row.trigger != DRY_RUN_TRIGGER:
+        # The core names the situation (e.g. post-compaction); keep it, marked as a dry run.
+        row = dataclasses.replace(row, trigger=f"{DRY_RUN_TRIGGER}:{row.trigger}")
+    logged: int | None = None
+    if log:
+        logged = usecases.record_assembly(store, row, checked)
+        row = dataclasses.replace(row, id=logged)
+    explained = dataclasses.asdict(row)
     refs = [str(o.get("ref", "")) for o in explained["omitted"]]
     return {
         "session": session_id,
@@ -122,4 +136,5 @@ def assemble_dry_run(
         "evidence_refs": list(result.evidence_refs),
         "explain": explained,
         "ref_text": describe_refs(store, session_id, refs),
+        "logged": logged,
     }

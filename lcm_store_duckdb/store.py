@@ -19,6 +19,7 @@ from lcm_core.store.models import (
     MemoryEvent,
     MemoryItem,
 )
+from lcm_core.store.registry import store_url
 from lcm_core.text.tokens import scrub_surrogates
 from lcm_store_duckdb.analytics import AnalyticsMixin
 from lcm_store_duckdb.connection import Connection
@@ -38,7 +39,7 @@ class DuckDBMemoryStore(EventsMixin, RecordsMixin, AnalyticsMixin):
 
     def __init__(self, location: str | Path) -> None:
         self._db = Connection(str(location))
-        self.url = "duckdb:///:memory:" if self._db.in_memory else f"duckdb:///{location}"
+        self.url = store_url("duckdb", ":memory:" if self._db.in_memory else location)
         self.path: Path | None = None if self._db.in_memory else Path(location)
 
     def __repr__(self) -> str:

@@ -22,6 +22,7 @@ from lcm_core.store.models import (
     MemoryEvent,
     MemoryItem,
 )
+from lcm_core.store.registry import store_url
 from lcm_core.text.tokens import clamp_text, score_matches, scrub_surrogates, sha256_hex
 from lcm_store_sqlite.connection import Connection
 from lcm_store_sqlite.records import RecordsMixin
@@ -49,7 +50,7 @@ class SQLiteMemoryStore(RecordsMixin):
 
     def __init__(self, location: str | Path) -> None:
         self._db = Connection(str(location))
-        self.url = "sqlite:///:memory:" if self._db.in_memory else f"sqlite:///{location}"
+        self.url = store_url("sqlite", ":memory:" if self._db.in_memory else location)
         self.path: Path | None = None if self._db.in_memory else Path(location)
 
     def __repr__(self) -> str:

@@ -124,11 +124,13 @@ def _answer(runtime: Any, event: str, payload: Mapping[str, Any], outcome: HookO
         runtime.cwd = cwd  # preconditions and validation resolve paths against it
     transcript = payload.get("transcript_path")
     if isinstance(transcript, str) and transcript:
-        try:
-            from lcm_adapter.claude.transcript import sync_transcript
+        from lcm_adapter.claude.transcript import NotATranscriptError, sync_transcript
 
+        try:
             synced = sync_transcript(runtime, session_id, transcript)
             outcome.problems.extend(f"transcript: {e}" for e in synced.errors[:3])
+        except NotATranscriptError as exc:
+            outcome.problems.append(f"transcript_path {exc}")
         except Exception as exc:  # capture failing must not cost the prompt its memory
             outcome.problems.append(f"transcript {transcript}: {type(exc).__name__}: {exc}")
     if event == "user-prompt-submit":

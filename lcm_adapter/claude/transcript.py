@@ -203,6 +203,24 @@ def _envelopes(lines: list[bytes], cursor: Cursor) -> Iterator[Any]:
     # The caller reads the advanced counter back from the envelopes it received.
 
 
+class NotATranscriptError(ValueError):
+    """The file a hook named is neither a Claude Code transcript nor a DSH session log."""
+
+
+def transcript_problem(first_line: bytes) -> str | None:
+    """Why a file whose first line this is cannot be a transcript; None when it can be.
+
+    Every line of both formats is a JSON object with a `type` (a DSH envelope has `seq`).
+    """
+    try:
+        value = json.loads(first_line)
+    except ValueError:
+        return "its first line is not JSON"
+    if not isinstance(value, Mapping) or not ("type" in value or "seq" in value):
+        return "its first line is not a transcript entry"
+    return None
+
+
 def sync_transcript(runtime: MemoryRuntime, session_id: str, transcript_path: str) -> SyncReport:
     """Capture what was appended to the transcript since the last run; raises on I/O errors."""
     path = Path(transcript_path).expanduser()
@@ -212,11 +230,20 @@ def sync_transcript(runtime: MemoryRuntime, session_id: str, transcript_path: st
     if cursor.path != str(path) or path.stat().st_size < cursor.offset:
         cursor = Cursor(path=str(path))  # a new or replaced file: from the start
     if path.name.endswith((".zstd", ".zst")):
+        from lcm_adapter.dsh.ingest import not_a_session_log
+
+        reason = not_a_session_log(path)
+        if reason is not None:
+            raise NotATranscriptError(f"{path} is not a transcript ({reason}); not read")
         return _sync_compressed(runtime, path)
     lines, offset = _complete_lines(path, cursor.offset)
     if not lines:
         return SyncReport()
     if not cursor.format:
+        # A first read: a file that is no transcript gets no cursor, so nothing says it was read.
+        reason = transcript_problem(lines[0])
+        if reason is not None:
+            raise NotATranscriptError(f"{path} is not a transcript ({reason}); not read")
         cursor = Cursor(cursor.path, cursor.offset, cursor.next_seq, detect_format(lines[0]))
     events = list(_envelopes(lines, cursor))
     next_seq = cursor.next_seq + (len(events) if cursor.format == CLAUDE else 0)

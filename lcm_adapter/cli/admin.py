@@ -6,6 +6,7 @@ import importlib.util
 import os
 import platform
 import stat
+import sys
 from pathlib import Path
 from typing import Any, Final
 
@@ -22,9 +23,11 @@ from lcm_adapter.cli.base import (
 )
 from lcm_adapter.paths import default_db_path, dsh_home
 from lcm_core import usecases
+from lcm_core.store.models import SESSION_TABLES, TABLES
 from lcm_core.store.registry import available_backends, parse_store_url
 
-OPTIONAL_MODULES: Final = ("rich", "mcp", "zstandard", "duckdb")
+# The extras a user may lack (rich, click and sqlite-utils are always installed).
+OPTIONAL_MODULES: Final = ("mcp", "zstandard", "duckdb")
 STATS_SESSIONS: Final = 20
 # What lcm can see from its own store, and what it cannot know about the host.
 CANNOT_OBSERVE: Final = (
@@ -136,21 +139,28 @@ def _render_doctor(d: dict[str, Any]) -> str:
 
 @click.command()
 @click.option("--session", "session", metavar="ID", help="Delete every row of this session.")
-@click.option("--all", "purge_all", is_flag=True, help="Delete every session (needs --yes).")
-@click.option("--yes", is_flag=True, help="Confirm --all.")
+@click.option("--all", "purge_all", is_flag=True, help="Delete every session.")
+@click.option("--yes", is_flag=True, help="Delete without asking (needed when not on a terminal).")
 @json_option
 @click.pass_context
 def purge(
     ctx: click.Context, session: str | None, purge_all: bool, yes: bool, as_json: bool
 ) -> None:
-    """Delete a session's rows, or everything with --all --yes; prints what was deleted."""
+    """Delete a session's rows, or everything with --all; asks first unless --yes."""
     if bool(session) == purge_all:
-        raise click.UsageError("give either --session ID or --all --yes")
-    if purge_all and not yes:
-        raise click.UsageError("--all deletes every session: add --yes to confirm")
+        raise click.UsageError("give either --session ID or --all")
     with opened_store(ctx) as store:
-        if session and not usecases.has_session(store, session):
-            fail(f"no session {session!r} in {store.url}")
+        if session:
+            if not usecases.has_session(store, session):
+                fail(f"no session {session!r} in {store.url}")
+            planned = _purge_counts(usecases.row_counts(store, session), SESSION_TABLES)
+        else:
+            planned = _purge_counts(
+                usecases.row_counts(store), tuple(t for t in TABLES if t != "meta")
+            )
+        what = f"session {session}" if session else f"every session in {store.url}"
+        if not yes:
+            _confirm_purge(what, planned, "--session ID" if session else "--all")
         deleted = usecases.purge(store, session or None)
     data = {
         "scope": "all" if purge_all else "session",
@@ -159,6 +169,32 @@ def purge(
         "total": sum(deleted.values()),
     }
     emit(as_json, data, _render_purge)
+
+
+def _purge_counts(counts: dict[str, int], tables: tuple[str, ...]) -> dict[str, int]:
+    return {table: int(counts.get(table, 0)) for table in tables}
+
+
+def _stdin_is_terminal() -> bool:
+    """Whether a person can answer a question (a seam the tests replace)."""
+    return sys.stdin.isatty()
+
+
+def _confirm_purge(what: str, planned: dict[str, int], flag: str) -> None:
+    """Show what would go and ask; without a terminal, fail with the flag that confirms."""
+    total = sum(planned.values())
+    detail = ", ".join(f"{table}={n}" for table, n in planned.items() if n) or "no rows"
+    if not _stdin_is_terminal():
+        fail(
+            f"purge would delete {what}: {total} rows ({detail}); "
+            f"not on a terminal, so add --yes to confirm (lcm purge {flag} --yes)"
+        )
+    click.echo(f"purge will delete {what}: {total} rows", err=True)
+    for table, n in planned.items():
+        if n:
+            click.echo(f"  {table:<20} {n:>8}", err=True)
+    if not click.confirm("Delete them?", default=False, err=True):
+        fail("purge cancelled; nothing was deleted")
 
 
 def _render_purge(d: dict[str, Any]) -> str:

@@ -34,6 +34,24 @@ class CommandError(click.ClickException):
         click.echo(f"lcm: {self.format_message()}", err=True)
 
 
+class UsageFailure(CommandError):
+    """Like `CommandError`, for a command line that cannot work (exit code 2)."""
+
+    exit_code = EXIT_USAGE
+
+
+def wants_json(args: list[str]) -> bool:
+    """Whether the command line asked for `--json` (its errors are then JSON too)."""
+    return "--json" in args
+
+
+def json_error(message: str, exit_code: int, **details: Any) -> NoReturn:
+    """An error as one JSON object on one stderr line, for a caller that parses output."""
+    body = {"error": message, "exit_code": exit_code, **details}
+    click.echo(json.dumps(body, ensure_ascii=False, sort_keys=True), err=True)
+    sys.exit(exit_code)
+
+
 @dataclass(slots=True)
 class CliState:
     """What the global options chose: database, config file, debug mode."""
@@ -41,6 +59,7 @@ class CliState:
     db: str
     config_path: str | None = None
     debug: bool = False
+    db_given: bool = False  # --db or LCM_DB named it (not the default under DSH_HOME)
     _config: Config | None = field(default=None, repr=False)
 
     def __getitem__(self, key: str) -> Any:
@@ -80,9 +99,9 @@ def state(ctx: click.Context) -> CliState:
     """The `CliState` the `lcm` group stored on the context."""
     found = ctx.find_object(CliState)
     if found is None:  # a command invoked without the group (tests of one command)
-        from lcm_adapter.paths import resolve_db_url
+        from lcm_adapter.paths import db_given, resolve_db_url
 
-        found = CliState(db=resolve_db_url(None))
+        found = CliState(db=resolve_db_url(None), db_given=db_given(None))
         ctx.obj = found
     return found
 
@@ -117,10 +136,27 @@ def session_option(func: F) -> F:
     )(func)
 
 
+def no_database_message(path: Path, given: bool) -> str:
+    """The one line a read command gives for a database file that does not exist."""
+    if given:
+        return f"no database at {path}"
+    return f"no database at {path} yet: `lcm status` shows how to start"
+
+
 @contextmanager
-def opened_store(ctx: click.Context) -> Iterator[MemoryStore]:
-    """The store the global options name, closed afterwards; a failure to open is one line."""
-    url = state(ctx).db
+def opened_store(ctx: click.Context, *, create: bool = False) -> Iterator[MemoryStore]:
+    """The store the global options name, closed afterwards; a failure to open is one line.
+
+    Only a command that adds memory passes `create=True`: a read command on a missing
+    file fails with one line and leaves nothing behind.
+    """
+    from lcm_adapter.paths import missing_database
+
+    cli_state = state(ctx)
+    url = cli_state.db
+    missing = missing_database(url)
+    if missing is not None and not create:
+        fail(no_database_message(missing, cli_state.db_given))
     try:
         store = open_store(url)
     except StoreError as exc:
@@ -142,7 +178,7 @@ def resolve_session(store: MemoryStore, session: str | None) -> str:
         fail(str(exc))
 
 
-def handle_unexpected(ctx: click.Context, exc: BaseException) -> NoReturn:
+def handle_unexpected(ctx: click.Context, exc: BaseException, as_json: bool = False) -> NoReturn:
     """An unexpected error: one line and exit 1, or the traceback with `--debug`."""
     found = ctx.find_object(CliState)
     if found is not None and found.debug:
@@ -150,5 +186,7 @@ def handle_unexpected(ctx: click.Context, exc: BaseException) -> NoReturn:
     message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     if not isinstance(exc, StoreError):
         message = f"{type(exc).__name__}: {message}"
+    if as_json:
+        json_error(message, EXIT_FAILURE)
     click.echo(f"lcm: {message} (run with --debug for a traceback)", err=True)
     sys.exit(EXIT_FAILURE)

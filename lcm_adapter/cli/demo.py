@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 import click
 from rich.console import RenderableType
@@ -11,17 +11,36 @@ from rich.text import Text
 
 from lcm_adapter import render
 from lcm_adapter.cli.base import emit, json_option, state
-from lcm_adapter.demo import run_demo
+from lcm_adapter.demo import demo_database, explore_commands, run_demo
+
+# Where the "explore it" commands build a demo that stays, when the demo's own was removed.
+REUSE_DB: Final = "lcm-demo.sqlite"
 
 
 @click.command()
+@click.option(
+    "--keep", is_flag=True, help="Keep the temporary database (removed at exit otherwise)."
+)
 @json_option
 @click.pass_context
-def demo(ctx: click.Context, as_json: bool) -> None:
+def demo(ctx: click.Context, keep: bool, as_json: bool) -> None:
     """Ingest a bundled DSH session (EN/中文) and show the memory block of its next step."""
     explicit = ctx.find_root().params.get("db")
-    result = run_demo(explicit or None, state(ctx).config())
-    emit(as_json, result.to_dict(), _render)
+    with demo_database(explicit or None, keep) as (url, temporary):
+        result = run_demo(url, state(ctx).config())
+    data = result.to_dict()
+    removed = temporary and not keep
+    assembly = (result.explained or {}).get("assembly") or {}
+    first_item = next(iter(assembly.get("item_ids") or []), None)
+    data["temporary"] = temporary
+    data["removed"] = removed
+    # A removed database cannot be explored: point at a file the user keeps instead.
+    data["explore"] = (
+        [f"lcm --db {REUSE_DB} demo", *explore_commands(REUSE_DB, first_item)[:3]]
+        if removed
+        else explore_commands(url, first_item)
+    )
+    emit(as_json, data, _render)
 
 
 def _render(data: dict[str, Any]) -> str:
@@ -45,9 +64,14 @@ def _render(data: dict[str, Any]) -> str:
                 Rule(style="dim"),
             )
         )
-    pieces.append(
-        f"Explore it: lcm --db {data['db']} status | explain | search 批大小 | inspect ID"
-    )
+    if data["removed"]:
+        pieces.append(
+            f"The demo used a temporary database, {data['db']}, now removed\n"
+            "(`lcm demo --keep` keeps it). To explore a demo database of your own:"
+        )
+    else:
+        pieces.append(f"The demo database is {data['db']}. Explore it:")
+    pieces.extend(f"  {command}" for command in data["explore"])
     return "\n".join(pieces)
 
 

@@ -5,25 +5,41 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 
-from lcm_adapter.cli.base import read_config_file
+from lcm_adapter.cli.base import (
+    CommandError,
+    UsageFailure,
+    dump_json,
+    json_error,
+    json_option,
+    read_config_file,
+)
 from lcm_adapter.dsh import plugin_path
-from lcm_adapter.dsh.ingest import IngestError, IngestReport, ingest_paths
+from lcm_adapter.dsh.ingest import (
+    IngestError,
+    IngestReport,
+    Skipped,
+    discover,
+    ingest_files,
+)
+from lcm_adapter.dsh.ingest_progress import IngestProgress
 from lcm_adapter.dsh.patch import (
     PatchError,
     PluginRow,
     merge,
     patch_path,
     render_block,
+    unmerge,
     write_patch,
 )
 from lcm_adapter.paths import DATA_FOLDER, DB_FILE, dsh_home
 from lcm_adapter.runtime import MemoryRuntime
+from lcm_core.reports.targets import refuse_database_target
 from lcm_core.store.errors import StoreError
 
 EXIT_FAILURE = 1
@@ -32,8 +48,8 @@ DEFAULT_PROFILE = "web"
 
 
 def _fail(message: str, code: int = EXIT_FAILURE) -> None:
-    click.echo(f"lcm: {message}", err=True)
-    sys.exit(code)
+    # Raised, not printed: the group shows it as one line (one JSON object with --json).
+    raise (UsageFailure if code == EXIT_USAGE else CommandError)(message)
 
 
 @click.command()
@@ -68,6 +84,7 @@ def dsh() -> None:
     help="Also load the commands service (profiles such as sdk-minimal lack it).",
 )
 @click.option("--print", "print_only", is_flag=True, help="Print the patch file; write nothing.")
+@json_option
 @click.pass_context
 def install(
     ctx: click.Context,
@@ -76,6 +93,7 @@ def install(
     python_exe: str | None,
     with_commands: bool,
     print_only: bool,
+    as_json: bool,
 ) -> None:
     """Load the memory plugin in a DSH profile (idempotent; other rows are left alone)."""
     home = (dsh_home or _default_home()).expanduser().absolute()
@@ -89,23 +107,76 @@ def install(
     )
     try:
         target = patch_path(home, profile)
+        refuse_database_target(target, db)
         existing = target.read_text(encoding="utf-8") if target.exists() else None
         text = merge(existing, render_block(row))
-    except (PatchError, OSError, UnicodeDecodeError) as exc:
+    except (PatchError, StoreError, OSError, UnicodeDecodeError) as exc:
         _fail(str(exc))
         return
+    data: dict[str, Any] = {"patch": str(target), "profile": profile, "db": db}
     if print_only:
-        click.echo(text, nl=False)
+        if as_json:
+            click.echo(dump_json({**data, "text": text}))
+        else:
+            click.echo(text, nl=False)
         return
     try:
         changed = write_patch(target, text)
     except OSError as exc:
         _fail(f"cannot write {target}: {exc.strerror or exc}")
         return
-    state = "updated" if changed else "already up to date"
-    click.echo(f"{target}: {state}")
+    data.update(changed=changed, start=f"dsh --profile {profile}")
+    if as_json:
+        click.echo(dump_json(data))
+        return
+    click.echo(f"{target}: {'updated' if changed else 'already up to date'}")
     click.echo(f"memory database: {db}")
     click.echo(f"start DSH with: dsh --profile {profile}")
+
+
+@dsh.command()
+@click.option("--profile", default=DEFAULT_PROFILE, show_default=True, help="DSH profile to clean.")
+@click.option(
+    "--dsh-home",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="DSH home folder (default: $DSH_HOME, else ~/.dsh).",
+)
+@json_option
+def uninstall(profile: str, dsh_home: Path | None, as_json: bool) -> None:
+    """Remove exactly what `lcm dsh install` added to a profile; the database is kept."""
+    home = (dsh_home or _default_home()).expanduser().absolute()
+    try:
+        target = patch_path(home, profile)
+        existing = target.read_text(encoding="utf-8") if target.exists() else None
+        text = None if existing is None else unmerge(existing)
+    except (PatchError, OSError, UnicodeDecodeError) as exc:
+        _fail(str(exc))
+        return
+    removed = existing is not None and text != existing
+    try:
+        if removed and text is None:
+            target.unlink()  # the file held only what install created
+        elif removed and text is not None:
+            write_patch(target, text)
+    except OSError as exc:
+        _fail(f"cannot write {target}: {exc.strerror or exc}")
+        return
+    data = {
+        "patch": str(target),
+        "profile": profile,
+        "removed": removed,
+        "deleted_file": removed and text is None,
+    }
+    if as_json:
+        click.echo(dump_json(data))
+    elif not removed:
+        click.echo(f"{target}: the memory plugin was not installed there; nothing changed")
+    else:
+        what = (
+            "removed the file (install had created it)" if text is None else "removed the lcm block"
+        )
+        click.echo(f"{target}: {what}; the memory database is kept")
 
 
 def _default_home() -> Path:
@@ -127,64 +198,92 @@ def _explicit_db(ctx: click.Context) -> str | None:
     return given.strip() if isinstance(given, str) and given.strip() else None
 
 
-class _Progress:
-    """Progress on stderr: redrawn in place on a terminal, a line every few seconds otherwise."""
-
-    def __init__(self, quiet: bool) -> None:
-        self.quiet = quiet
-        self.tty = sys.stderr.isatty()
-        self.last = 0.0
-
-    def __call__(self, report: IngestReport, path: Path) -> None:
-        now = time.monotonic()
-        if self.quiet or now - self.last < (0.2 if self.tty else 5.0):
-            return
-        self.last = now
-        line = (
-            f"ingest: {report.events} events ({report.inserted} new) from {report.files} files, "
-            f"{report.rate:,.0f} events/s"
-        )
-        click.echo(("\r" + line) if self.tty else line, err=True, nl=not self.tty)
-
-    def done(self) -> None:
-        if self.tty and not self.quiet and self.last:
-            click.echo("", err=True)
+# Skipped files listed one per line on stderr before "... and N more" (`--json` has all).
+SKIPPED_SHOWN = 20
+EXIT_INTERRUPTED = 130
 
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option
 @click.option("--quiet", is_flag=True, help="No progress on stderr.")
 @click.pass_context
 def ingest(ctx: click.Context, paths: tuple[Path, ...], as_json: bool, quiet: bool) -> None:
-    """Backfill DSH session logs (files, session folders or a sessions tree), read-only."""
+    """Backfill DSH session logs (files, session folders or a sessions tree), read-only.
+
+    In a folder, every *.jsonl, *.jsonl.zst and *.jsonl.zstd whose first line is a DSH
+    session line is read; the other files are listed as skipped, with the reason.
+    """
+    try:
+        found = discover(paths)
+    except IngestError as exc:
+        _fail(str(exc), EXIT_USAGE)
+        return
+    if not found.files:
+        if not as_json:
+            _print_skipped(found.skipped)
+        where = ", ".join(str(p) for p in paths)
+        _fail(f"no DSH session logs in {where} ({len(found.skipped)} files skipped)")
+        return
     try:
         runtime = MemoryRuntime.open(ctx.obj["db"], ctx.obj.config())
     except StoreError as exc:
         _fail(str(exc))
         return
-    progress = _Progress(quiet)
+    report = IngestReport()
     try:
-        report = ingest_paths(runtime, paths, progress)
-    except IngestError as exc:
-        _fail(str(exc), EXIT_USAGE)
-        return
+        with IngestProgress(found.files, quiet) as progress:
+            report = ingest_files(runtime, found.files, _keep(report, progress))
+    except KeyboardInterrupt:
+        # Each batch commits on its own: what was stored stays, and a rerun skips it.
+        message = (
+            f"interrupted: {report.inserted} new events committed "
+            f"({report.events} read from {report.files} files); run the same command again "
+            "to resume: stored events are skipped"
+        )
+        if as_json:
+            json_error(message, EXIT_INTERRUPTED)
+        click.echo(f"lcm: {message}", err=True)
+        sys.exit(EXIT_INTERRUPTED)
     finally:
-        progress.done()
         runtime.close()
+    report.skipped = found.skipped
     _print_report(report, as_json)
+    if report.issues and as_json:
+        issues = [str(issue) for issue in report.issues]
+        json_error(f"{len(issues)} problems while reading the logs", EXIT_FAILURE, issues=issues)
     if report.issues:
         sys.exit(EXIT_FAILURE)
 
 
+def _keep(holder: IngestReport, progress: IngestProgress) -> Callable[[IngestReport, Path], None]:
+    """A progress callback that also keeps the latest totals for an interrupted run."""
+
+    def tell(report: IngestReport, path: Path) -> None:
+        holder.inserted, holder.events, holder.files = report.inserted, report.events, report.files
+        progress(report, path)
+
+    return tell
+
+
+def _print_skipped(skipped: list[Skipped]) -> None:
+    for skip in skipped[:SKIPPED_SHOWN]:
+        click.echo(f"lcm: skipped {skip}", err=True)
+    if len(skipped) > SKIPPED_SHOWN:
+        more = len(skipped) - SKIPPED_SHOWN
+        click.echo(f"lcm: skipped {more} more files (`--json` lists them all)", err=True)
+
+
 def _print_report(report: IngestReport, as_json: bool) -> None:
-    # Problems go to stderr, one line each, in both output modes.
-    for issue in report.issues:
-        click.echo(f"lcm: {issue}", err=True)
+    # Problems go to stderr: one line each, or (with --json) one JSON object afterwards.
     data: dict[str, Any] = report.to_dict()
+    if not as_json:
+        for issue in report.issues:
+            click.echo(f"lcm: {issue}", err=True)
     if as_json:
         click.echo(json.dumps(data, ensure_ascii=False, sort_keys=True, indent=2))
         return
+    _print_skipped(report.skipped)
     click.echo(
         f"{data['events']} events from {data['files']} files in {data['sessions']} sessions: "
         f"{data['inserted']} new, {data['duplicates']} already stored "

@@ -11,8 +11,8 @@ from typing import Any, Final
 
 import click
 
-from lcm_adapter.cli.base import CliState, handle_unexpected
-from lcm_adapter.paths import resolve_db_url
+from lcm_adapter.cli.base import CliState, handle_unexpected, json_error, wants_json
+from lcm_adapter.paths import db_given, resolve_db_url
 
 # Modules that add commands to the group, in help order. Each defines `register(cli)`.
 COMMAND_MODULES: Final = (
@@ -30,17 +30,23 @@ class LcmGroup(click.Group):
     """A group that turns any unexpected exception into one line on stderr."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        # The words after the group's own options: `--json` among them makes errors JSON.
+        as_json = wants_json([*getattr(ctx, "_protected_args", []), *ctx.args])
         try:
             return super().invoke(ctx)
-        except (click.exceptions.ClickException, click.exceptions.Exit, click.Abort):
+        except click.exceptions.ClickException as exc:
+            if as_json:
+                json_error(exc.format_message(), exc.exit_code)
+            raise
+        except (click.exceptions.Exit, click.Abort):
             raise
         except (SystemExit, KeyboardInterrupt):
             raise
         except Exception as exc:
-            handle_unexpected(ctx, exc)
+            handle_unexpected(ctx, exc, as_json)
 
 
-@click.group(cls=LcmGroup)
+@click.group(cls=LcmGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--db",
     "db",
@@ -62,7 +68,9 @@ def cli(ctx: click.Context, db: str | None, config_path: str | None, debug: bool
 
     Start with `lcm demo`. Colours are off when output is piped or NO_COLOR is set.
     """
-    ctx.obj = CliState(db=resolve_db_url(db), config_path=config_path, debug=debug)
+    ctx.obj = CliState(
+        db=resolve_db_url(db), config_path=config_path, debug=debug, db_given=db_given(db)
+    )
 
 
 def _register_all() -> None:

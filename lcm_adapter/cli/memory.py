@@ -17,6 +17,8 @@ from lcm_adapter.cli.base import (
     session_option,
     state,
 )
+from lcm_adapter.cli.first_run import first_run_data, render_first_run
+from lcm_adapter.paths import missing_database
 from lcm_adapter.views import (
     assemble_dry_run,
     explain_data,
@@ -26,6 +28,8 @@ from lcm_adapter.views import (
 )
 
 SEARCH_LIMIT: Final = 10
+# A long query (a pasted paragraph) is shown clipped in the heading; --json keeps it whole.
+QUERY_SHOWN: Final = 60
 
 
 @click.command()
@@ -34,6 +38,12 @@ SEARCH_LIMIT: Final = 10
 @click.pass_context
 def status(ctx: click.Context, session: str | None, as_json: bool) -> None:
     """Counts, cursors, budget, latest assembly and compaction state of a session."""
+    cli_state = state(ctx)
+    missing = missing_database(cli_state.db)
+    if missing is not None and not cli_state.db_given:
+        # A fresh install: say where memory will live and how to start; create nothing.
+        emit(as_json, first_run_data(missing), render_first_run)
+        return
     with opened_store(ctx) as store:
         session_id = resolve_session(store, session)
         data = status_data(store, session_id, state(ctx).config())
@@ -248,7 +258,7 @@ def _render_search(data: dict[str, Any]) -> str:
             (f"{i['score']:.3f}", i["id"], i["kind"], _clip(i["content"], 160))
             for i in data["items"]
         ),
-        title=f"memory items for {data['query']!r} ({len(data['items'])})",
+        title=f"memory items for {_clip(data['query'], QUERY_SHOWN)!r} ({len(data['items'])})",
         right=("score",),
     )
     events = render.table(
@@ -267,24 +277,33 @@ def _render_search(data: dict[str, Any]) -> str:
 @session_option
 @click.option("--query", "query", metavar="TEXT", help="Task text (default: newest user message).")
 @click.option("--budget", type=click.IntRange(50, 200_000), metavar="N", help="Token budget.")
+@click.option(
+    "--log", "log", is_flag=True, help="Record it (marked dry-run) so `lcm explain` shows it."
+)
 @json_option
 @click.pass_context
 def assemble(
-    ctx: click.Context, session: str | None, query: str | None, budget: int | None, as_json: bool
+    ctx: click.Context,
+    session: str | None,
+    query: str | None,
+    budget: int | None,
+    log: bool,
+    as_json: bool,
 ) -> None:
-    """Dry-run a pre-step: print the memory block the next step would get; nothing is logged."""
+    """Dry-run a pre-step: print the memory block the next step would get; --log records it."""
     config = state(ctx).config()
     with opened_store(ctx) as store:
         session_id = resolve_session(store, session)
-        data = assemble_dry_run(store, session_id, config, query=query, budget=budget)
+        data = assemble_dry_run(store, session_id, config, query=query, budget=budget, log=log)
     emit(as_json, data, _render_assemble)
 
 
 def _render_assemble(data: dict[str, Any]) -> str:
     block = data["text"] or "(no memory block: nothing would be injected)"
-    return "\n".join(
-        [block, "", render.to_text(*render.explain_view(data["explain"], data["ref_text"]))]
-    ).rstrip("\n")
+    lines = [block, "", render.to_text(*render.explain_view(data["explain"], data["ref_text"]))]
+    if data.get("logged") is not None:
+        lines.append(f"logged as assembly #{data['logged']} (dry-run): `lcm explain` shows it")
+    return "\n".join(lines).rstrip("\n")
 
 
 def register(group: click.Group) -> None:

@@ -57,7 +57,7 @@ def skills_ingest(
     values = dict(config.values)
     values["skills"] = {**dict(values["skills"]), "include": wanted, "exclude": skipped}
     base = (folder or Path.cwd()).resolve()
-    with opened_store(ctx) as store:
+    with opened_store(ctx, create=True) as store:
         report = ingest_skills(store, load_config(values), base, prune=not no_prune)
     data = {
         "base": str(base),

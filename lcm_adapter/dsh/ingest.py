@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from lcm_adapter.dsh.logread import Damage, Line, MissingZstdError, read_lines
+from lcm_adapter.dsh.logread import Damage, Line, MissingZstdError, is_compressed, read_lines
 from lcm_adapter.runtime import MemoryRuntime
 
 BATCH: Final = 2000
@@ -53,6 +53,9 @@ class IngestReport:
     duplicates: int = 0
     issues: list[Issue] = field(default_factory=list)
     seconds: float = 0.0
+    skipped: list[Skipped] = field(default_factory=list)
+    files_done: int = 0
+    plain_bytes: int = 0  # bytes of plain-text log lines read (progress within a file)
 
     @property
     def rate(self) -> float:
@@ -67,6 +70,7 @@ class IngestReport:
             "inserted": self.inserted,
             "duplicates": self.duplicates,
             "issues": [str(issue) for issue in self.issues],
+            "skipped": [str(skip) for skip in self.skipped],
             "seconds": round(self.seconds, 3),
             "events_per_second": round(self.rate, 1),
         }
@@ -76,41 +80,108 @@ Progress = Callable[[IngestReport, Path], None]
 
 
 def is_log_file(path: Path) -> bool:
-    return path.name.startswith("session") and path.name.endswith(LOG_SUFFIXES)
+    """A log by its name: `*.jsonl`, `*.jsonl.zst` or `*.jsonl.zstd`."""
+    return path.name.endswith(LOG_SUFFIXES)
 
 
-def discover(paths: Iterable[Path]) -> list[Path]:
-    """The log files under the given paths, in a stable order, each once."""
-    found: dict[Path, None] = {}
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A file under a folder that was not read as a session log, and why."""
+
+    path: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+
+@dataclass(slots=True)
+class Discovery:
+    """The logs to read, in a stable order, and the files passed over with the reason."""
+
+    files: list[Path] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+
+
+def not_a_session_log(path: Path) -> str | None:
+    """Why a `*.jsonl*` file is not a DSH session log (its first line must be the header)."""
+    try:
+        first = next(read_lines(path, []), None)
+    except MissingZstdError:
+        return None  # read it anyway: the ingest reports the missing package once per file
+    except (OSError, ValueError) as exc:
+        return f"cannot read: {getattr(exc, 'strerror', None) or exc}"
+    if first is None:
+        return "empty"
+    try:
+        value = json.loads(first.data)
+    except ValueError:
+        return "first line is not JSON"
+    if not (isinstance(value, dict) and value.get("type") == "session" and value.get("id")):
+        return "first line is not a DSH session line"
+    return None
+
+
+def discover(paths: Iterable[Path]) -> Discovery:
+    """The session logs under the given paths, each once; a file named directly is always read.
+
+    In a folder every `*.jsonl`, `*.jsonl.zst` and `*.jsonl.zstd` whose first line is a
+    DSH `session` line is a log; every other file is listed as skipped with the reason.
+    """
+    found = Discovery()
+    seen: dict[Path, None] = {}
     for path in paths:
         if path.is_file():
-            found[path] = None
+            seen[path] = None
         elif path.is_dir():
-            for candidate in sorted(path.rglob("session*")):
-                if candidate.is_file() and is_log_file(candidate):
-                    found[candidate] = None
+            for candidate in sorted(path.rglob("*")):
+                if not candidate.is_file() or candidate in seen:
+                    continue
+                reason = (
+                    not_a_session_log(candidate)
+                    if is_log_file(candidate)
+                    else "not a .jsonl, .jsonl.zst or .jsonl.zstd file"
+                )
+                if reason is None:
+                    seen[candidate] = None
+                else:
+                    found.skipped.append(Skipped(str(candidate), reason))
         else:
             raise IngestError(f"no such file or folder: {path}")
-    return list(found)
+    found.files = list(seen)
+    return found
 
 
 def ingest_paths(
     runtime: MemoryRuntime, paths: Iterable[Path], progress: Progress | None = None
 ) -> IngestReport:
     """Ingest every log found under `paths`; never writes to the logs."""
-    files = discover(paths)
+    found = discover(paths)
+    report = ingest_files(runtime, found.files, progress)
+    report.skipped = found.skipped
+    return report
+
+
+def ingest_files(
+    runtime: MemoryRuntime, files: Iterable[Path], progress: Progress | None = None
+) -> IngestReport:
+    """Ingest these log files, in order, into one report."""
     report = IngestReport()
     started = time.perf_counter()
     for path in files:
         ingest_file(runtime, path, report, progress, started)
+        report.files_done += 1
     report.seconds = time.perf_counter() - started
     return report
 
 
 def _parsed(path: Path, lines: Iterator[Line], report: IngestReport) -> Iterator[tuple[int, Any]]:
     """JSON values of the lines; unparseable lines become issues."""
+    plain = not is_compressed(path)
     for line in lines:
         report.lines += 1
+        if plain:
+            report.plain_bytes += len(line.data) + 1
         try:
             yield line.number, json.loads(line.data)
         except ValueError:

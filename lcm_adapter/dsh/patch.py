@@ -25,6 +25,9 @@ BEGIN: Final = f"# >>> {ROW_ID}: managed by `lcm dsh install`; rerun it rather t
 END: Final = f"# <<< {ROW_ID}"
 PATCH_FILE: Final = "cordis.patch.yml"
 COMMANDS_PACKAGE: Final = "@deepseek-ai/dsh-commands"
+# Inside our block when it took the place of a fresh profile's empty list, so that
+# `lcm dsh uninstall` can put the list back.
+REPLACED_EMPTY: Final = "# (this block replaced the profile's empty list; uninstall restores it)"
 _NEW_FILE_HEADER: Final = (
     "# Your patch layer for this dsh profile, applied after every bundle layer.\n"
 )
@@ -95,6 +98,9 @@ def merge(existing: str | None, block: str) -> str:
                 "the lcm block markers in the patch file are damaged; fix them by hand"
             )
         _refuse_foreign_row(lines, skip=range(starts[0], ends[0] + 1))
+        old_block = lines[starts[0] : ends[0] + 1]
+        if any(line.rstrip("\r\n") == REPLACED_EMPTY for line in old_block):
+            block = _marked(block)
         return "".join(lines[: starts[0]]) + block + "".join(lines[ends[0] + 1 :])
     _refuse_foreign_row(lines)
     content = _content_lines(existing)
@@ -103,13 +109,37 @@ def merge(existing: str | None, block: str) -> str:
     if len(content) == 1 and _EMPTY_FLOW.match(content[0]):
         # `[]` is the empty list a fresh profile holds; our block list replaces it.
         index = next(i for i, line in enumerate(lines) if _EMPTY_FLOW.match(line))
-        return "".join(lines[:index]) + block + "".join(lines[index + 1 :])
+        return "".join(lines[:index]) + _marked(block) + "".join(lines[index + 1 :])
     if not content[0].startswith("-"):
         raise PatchError(
             "the patch file is not a block-style YAML list (`- ...` rows); add the lcm row by hand "
             "(see `lcm dsh install --print`)"
         )
     return _with_newline(existing) + block
+
+
+def _marked(block: str) -> str:
+    return block.replace(BEGIN + "\n", f"{BEGIN}\n{REPLACED_EMPTY}\n", 1)
+
+
+def unmerge(existing: str) -> str | None:
+    """The patch file without our block: what `install` added, and only that.
+
+    None when the file holds nothing but what `install` wrote into a new file (the
+    caller removes the file); a block that replaced the empty list `[]` gives it back.
+    The text comes back unchanged when there is no block; damaged markers raise.
+    """
+    lines = existing.splitlines(keepends=True)
+    starts = [i for i, line in enumerate(lines) if line.rstrip("\r\n") == BEGIN]
+    ends = [i for i, line in enumerate(lines) if line.rstrip("\r\n") == END]
+    if not starts and not ends:
+        return existing
+    if len(starts) != 1 or len(ends) != 1 or ends[0] < starts[0]:
+        raise PatchError("the lcm block markers in the patch file are damaged; fix them by hand")
+    block = lines[starts[0] : ends[0] + 1]
+    restored = "[]\n" if any(line.rstrip("\r\n") == REPLACED_EMPTY for line in block) else ""
+    rest = "".join(lines[: starts[0]]) + restored + "".join(lines[ends[0] + 1 :])
+    return None if rest == _NEW_FILE_HEADER else rest
 
 
 def _with_newline(text: str) -> str:

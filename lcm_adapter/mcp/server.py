@@ -31,6 +31,7 @@ from typing import Annotated, Any, Final, TypeVar
 
 from pydantic import Field
 
+from lcm_adapter.paths import missing_database
 from lcm_adapter.views import (
     assemble_dry_run,
     explain_data,
@@ -95,6 +96,9 @@ class Tools:
         self.config = config
 
     def _with_store(self, body: Callable[[MemoryStore], T]) -> T:
+        missing = missing_database(self.db_url)
+        if missing is not None:  # the tools only read: never leave an empty file behind
+            raise LookupError(f"no database at {missing}")
         store = open_store(self.db_url)
         try:
             return body(store)
@@ -211,5 +215,7 @@ def build_server(db_url: str, config: Config) -> Any:
 
 
 def serve(db_url: str, config: Config) -> None:
-    """Run the server on stdio until the client closes it."""
-    build_server(db_url, config).run()
+    """Run the server on stdio until the client closes it and every call is answered."""
+    from lcm_adapter.mcp.stdio import run_stdio
+
+    run_stdio(build_server(db_url, config))

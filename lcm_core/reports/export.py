@@ -26,6 +26,7 @@ from lcm_core.reports.files import (
     write_manifest,
 )
 from lcm_core.reports.jsonl import write_jsonl
+from lcm_core.reports.targets import refuse_database_target
 from lcm_core.store.models import TABLES
 from lcm_core.store.ports import MemoryStore, SupportsAnalytics, SupportsBulkLoad, SupportsParquet
 from lcm_core.store.registry import open_store
@@ -76,6 +77,7 @@ def export_store(
     if fmt not in FORMATS:
         raise ExportError(f"unknown export format {fmt!r}; use one of: {', '.join(FORMATS)}")
     out = Path(out).expanduser()
+    refuse_database_target(out, store.url)  # before --force is even looked at
     _check_target(out, force)
     if not out.parent.exists():
         private_folder(out.parent)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
+from pathlib import Path
 from typing import Any, Final
 
 from lcm_core.store.errors import StoreUnavailableError
@@ -42,9 +44,19 @@ def parse_store_url(url: str) -> StoreURL:
     # `sqlite:///abs/path` carries an absolute path after the third slash, while
     # `sqlite://rel/path` and `sqlite:///:memory:` keep what follows the scheme.
     location = rest[1:] if rest.startswith("/:memory:") else rest
+    if location.startswith("//"):
+        # `sqlite:////abs` (one slash too many) still means /abs, never a `//` path.
+        location = "/" + location.lstrip("/")
     if not location:
         raise StoreUnavailableError(f"database URL {text!r} names no path")
     return StoreURL(scheme, location or ":memory:")
+
+
+def store_url(scheme: str, location: str | Path) -> str:
+    """The URL a store shows: `scheme:///absolute/path` (three slashes), or `:memory:`."""
+    if str(location) == ":memory:":
+        return f"{scheme}:///:memory:"
+    return f"{scheme}://{os.path.abspath(Path(location).expanduser())}"
 
 
 def available_backends() -> dict[str, Callable[..., Any]]:

@@ -40,7 +40,7 @@ def test_doctor_reports_paths_extras_and_what_it_cannot_observe(db: Path) -> Non
     assert data["paths"]["db_source"] == "--db"
     assert data["schema_version"] == 2 and data["integrity"] == "ok"
     assert data["file_mode"] == "0o600"
-    assert "sqlite" in data["backends"] and set(data["extras"]) >= {"rich", "mcp"}
+    assert "sqlite" in data["backends"] and set(data["extras"]) == {"mcp", "zstandard", "duckdb"}
     compat = data["compatibility"]
     assert compat["sessions_seen"] == 2 and compat["sessions_with_compaction"] == 1
     assert compat["cannot_observe"]
@@ -66,8 +66,8 @@ def test_stats_both_modes(db: Path) -> None:
 
 @pytest.mark.parametrize(
     "args",
-    [[], ["--all"], ["--session", "x", "--all", "--yes"]],
-    ids=["nothing", "all-without-yes", "both"],
+    [[], ["--session", "x", "--all", "--yes"]],
+    ids=["nothing", "both"],
 )
 def test_purge_usage_errors(db: Path, args: list[str]) -> None:
     result = run(db, "purge", *args)
@@ -76,7 +76,7 @@ def test_purge_usage_errors(db: Path, args: list[str]) -> None:
 
 
 def test_purge_one_session_reports_and_leaves_the_other(db: Path) -> None:
-    data = run_json(db, "purge", "--session", SESSION)
+    data = run_json(db, "purge", "--session", SESSION, "--yes")
     assert data["scope"] == "session" and data["deleted"]["events"] > 100
     assert data["total"] == sum(data["deleted"].values())
     left = run_json(db, "stats")

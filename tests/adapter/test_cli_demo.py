@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from lcm_adapter.cli import demo as cli_demo
 from lcm_adapter.cli.main import cli
 from lcm_adapter.demo import next_step, session_log
 
@@ -35,11 +38,52 @@ def test_demo_in_a_subprocess_on_a_clean_home(tmp_path: Path) -> None:
     out = proc.stdout
     assert HEADER in out
     assert "the memory block the next step gets" in out and "share of the budget" in out
-    assert "Explore it: lcm --db" in out
-    # It built in a temp folder and left the user's home alone.
+    # It built in a temp folder, said where, removed it, and left the user's home alone.
     assert not (tmp_path / "home" / ".dsh").exists()
+    assert list((tmp_path / "tmp").iterdir()) == []
+    assert f"The demo used a temporary database, {tmp_path / 'tmp'}/lcm-demo-" in out
+    assert "now removed" in out and "  lcm --db lcm-demo.sqlite demo\n" in out
+
+
+def test_demo_keep_leaves_a_database_the_printed_commands_explore(tmp_path: Path) -> None:
+    env = clean_env(tmp_path)
+    proc = subprocess.run(
+        [*LCM, "demo", "--keep"], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
     built = list((tmp_path / "tmp").glob("lcm-demo-*/memory.sqlite"))
-    assert len(built) == 1 and str(built[0]) in out
+    assert len(built) == 1 and f"The demo database is {built[0]}. Explore it:" in proc.stdout
+    commands = [line.strip() for line in proc.stdout.splitlines() if line.startswith("  lcm ")]
+    assert [c.split()[3] for c in commands] == ["status", "explain", "search", "inspect"]
+    for command in commands:
+        argv = shlex.split(command)[1:]
+        done = subprocess.run([*LCM, *argv], env=env, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, (command, done.stderr)
+        assert done.stdout.strip()
+
+
+def test_demo_removes_its_folder_even_when_it_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)
+
+    def broken(url: str, config: object) -> None:
+        assert Path(url).parent.is_dir()
+        raise RuntimeError("disk gone")
+
+    monkeypatch.setattr(cli_demo, "run_demo", broken)
+    result = CliRunner().invoke(cli, ["demo"])
+    assert result.exit_code == 1 and "disk gone" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_demo_json_names_its_database_and_the_explore_commands(tmp_path: Path) -> None:
+    db = tmp_path / "my demo.sqlite"
+    data = json.loads(CliRunner().invoke(cli, ["--db", str(db), "demo", "--json"]).stdout)
+    assert data["db"] == str(db) and not data["temporary"] and not data["removed"]
+    assert data["explore"][0] == f"lcm --db '{db}' status"
+    assert db.is_file()
 
 
 def test_demo_block_shows_corrections_and_leaves_the_injection_out(tmp_path: Path) -> None:

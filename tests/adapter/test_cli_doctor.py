@@ -9,17 +9,24 @@ import pytest
 from click.testing import CliRunner
 
 from lcm_adapter.cli.main import cli
+from lcm_core.store.registry import open_store
 
 
-def test_doctor_creates_the_default_store_under_dsh_home(
+def created(path: Path) -> Path:
+    """A new, empty store (doctor only reads: it never creates one)."""
+    open_store(str(path)).close()
+    return path
+
+
+def test_doctor_reports_the_default_store_under_dsh_home(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("DSH_HOME", str(tmp_path / "dsh"))
     monkeypatch.delenv("LCM_DB", raising=False)
+    expected = created(tmp_path / "dsh" / "long-conversation-memory" / "memory.sqlite")
     result = CliRunner().invoke(cli, ["doctor", "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
-    expected = tmp_path / "dsh" / "long-conversation-memory" / "memory.sqlite"
     assert report["path"] == str(expected)
     assert report["schema_version"] == 2
     assert report["integrity"] == "ok"
@@ -27,7 +34,7 @@ def test_doctor_creates_the_default_store_under_dsh_home(
 
 
 def test_doctor_readable_output(tmp_path: Path) -> None:
-    result = CliRunner().invoke(cli, ["--db", str(tmp_path / "m.sqlite"), "doctor"])
+    result = CliRunner().invoke(cli, ["--db", str(created(tmp_path / "m.sqlite")), "doctor"])
     assert result.exit_code == 0
     lines = {line.split()[0]: line.split()[1:] for line in result.output.splitlines() if line}
     assert lines["schema"] == ["v2"] and lines["integrity"] == ["ok"]
@@ -46,7 +53,7 @@ def test_doctor_on_a_non_database_fails_with_one_line(tmp_path: Path) -> None:
 def test_lcm_db_environment_variable_is_used(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("LCM_DB", str(tmp_path / "env.sqlite"))
+    monkeypatch.setenv("LCM_DB", str(created(tmp_path / "env.sqlite")))
     result = CliRunner().invoke(cli, ["doctor", "--json"])
     assert result.exit_code == 0
     assert json.loads(result.output)["path"] == str(tmp_path / "env.sqlite")

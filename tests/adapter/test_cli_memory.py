@@ -164,5 +164,6 @@ def test_unknown_session_fails(demo_db: Path) -> None:
 
 
 def test_empty_database_says_what_to_do(tmp_path: Path) -> None:
+    open_store(str(tmp_path / "empty.sqlite")).close()
     result = run(tmp_path / "empty.sqlite", "status")
     assert result.exit_code == 1 and "lcm demo" in result.stderr

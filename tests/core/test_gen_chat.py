@@ -12,8 +12,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from lcm_core.bench.retrieval import parse_line
 
+from lcm_core.bench.retrieval import parse_line
 from lcm_core.text.tokens import CJK_RE, tokenize
 
 ROOT = Path(__file__).resolve().parents[2]

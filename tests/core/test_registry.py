@@ -20,6 +20,8 @@ from lcm_core.store.registry import open_store, parse_store_url
         ("sqlite:///:memory:", "sqlite", ":memory:"),
         ("duckdb:///data/m.duckdb", "duckdb", "/data/m.duckdb"),
         ("DUCKDB:///x.duckdb", "duckdb", "/x.duckdb"),
+        ("sqlite:////tmp/m.sqlite", "sqlite", "/tmp/m.sqlite"),
+        ("duckdb://///data/m.duckdb", "duckdb", "/data/m.duckdb"),
     ],
 )
 def test_parse_store_url(url: str, scheme: str, location: str) -> None:

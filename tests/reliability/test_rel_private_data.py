@@ -101,8 +101,11 @@ def test_default_location_under_dsh_home_is_private(tmp_path: Path) -> None:
     """The default database under `$DSH_HOME` gets a 0700 folder and a 0600 file."""
     env = {**rs.child_env(), "DSH_HOME": str(tmp_path / "dsh")}
     env.pop("LCM_DB", None)
-    done = lcm("doctor", "--json", env=env)
+    (tmp_path / "no-skills").mkdir()
+    # A command that adds memory creates the default database (read commands never do).
+    done = lcm("skills", "ingest", str(tmp_path / "no-skills"), "--json", env=env)
     assert done.returncode == 0, done.stderr
+    assert lcm("doctor", "--json", env=env).returncode == 0
     data_dir = tmp_path / "dsh" / "long-conversation-memory"
     database = data_dir / "memory.sqlite"
     assert database.exists()
@@ -163,7 +166,7 @@ def test_purge_of_one_session_leaves_nothing_of_it_and_counts_add_up(
     finally:
         store.close()
     victim, *kept = SESSIONS
-    done = lcm("--db", str(path), "purge", "--session", victim, "--json")
+    done = lcm("--db", str(path), "purge", "--session", victim, "--yes", "--json")
     assert done.returncode == 0, done.stderr
     reported = json.loads(done.stdout)
     store = SQLiteMemoryStore(path)
