@@ -30,29 +30,32 @@ from lcm_core.capture import is_generated
 from lcm_core.config import Config
 from lcm_core.models import Event, MemoryItem
 from lcm_core.ports import MemoryStore
-from lcm_core.query import QuerySignals, evidence_terms, exact_hits, numbers_in, search_terms
+from lcm_core.query import QuerySignals, evidence_terms, exact_hits
+from lcm_core.relevance import bm25, relevance_tokens
 from lcm_core.retrieval import (
-    KIND_WEIGHT,
+    FLOOR_RULE,
     Omission,
     RankedItem,
     Ranking,
     ablated,
     anchor_seq_of,
-    base_score,
+    default_pool,
+    exact_factor,
     is_recent,
+    prior_factor,
     rank_items,
+    recency_factor,
+    score_floor,
     source_seqs,
     verbatim_text,
 )
+from lcm_core.retriever import Pool, Retriever
 from lcm_core.shown import Shown
-from lcm_core.text import relevance
 
 # Event types whose rows are searched for exact matches besides the quotable ones, so
 # that explain can say why a matching tool result was not quoted. Chunks are left out:
 # they repeat the assistant message piece by piece.
 REPORTED_TYPES: Final = ("assistant/message", "tool/result")
-# A raw turn states something in the user's words: it is weighed as a fact.
-RAW_KIND_WEIGHT: Final = KIND_WEIGHT["fact"]
 # Items whose sources must not be quoted as current raw turns.
 HISTORICAL_STATUSES: Final = ("superseded", "retracted", "disputed")
 # The type a user-role message's text really is when a tool or the model wrote it.
@@ -112,33 +115,19 @@ def quotable(event: Event, evidence_types: Sequence[str]) -> bool:
 
 
 def score_event(
-    event: Event, search_score: float, signals: QuerySignals, config: Config, anchor: int | None
+    event: Event, relevance: float, signals: QuerySignals, config: Config, anchor: int | None
 ) -> tuple[float, bool]:
     """A raw turn's score on the items' scale, and whether it earned the recency boost."""
-    weight = (
-        1.0 if ablated(config, "raw-weight") else float(config.get("retrieval.rawEvidenceWeight"))
-    )
-    kind_weight = 1.0 if ablated(config, "kind-weight") else RAW_KIND_WEIGHT
     exact = exact_hits(event.text, signals)
-    score = base_score(kind_weight, weight, search_score, len(exact), config)
+    score = relevance * prior_factor(None, None, config) * exact_factor(len(exact), config)
     recent = is_recent(event.seq, anchor, config)
-    if recent and not ablated(config, "recency"):
-        score += float(config.get("retrieval.recencyBoost"))
-    return score, recent
+    return score * recency_factor(recent, config), recent
 
 
 def _not_type_reason(event: Event) -> str:
     kind = text_type(event)
     what = event.type if kind == event.type else f"{event.type} from source {event.source_kind}"
     return f"event type {what} is not inline-quotable (assembly.evidenceTypes)"
-
-
-def _matches(text: str, terms: Sequence[str], signals: QuerySignals) -> bool:
-    """True when a term is in the text for real: a number as a whole number, not "30" in "300"."""
-    folded = text.casefold()
-    numbers = set(signals.numbers)
-    whole = set(numbers_in(text)) if numbers else set()
-    return any(t in whole if t in numbers else t.casefold() in folded for t in terms)
 
 
 def _historical_sources(store: MemoryStore, session_id: str) -> dict[int, tuple[str, str]]:
@@ -176,10 +165,14 @@ def gather_evidence(
     is_visible: Callable[[Event], bool] | None = None,
     anchor_seq: int | None = None,
     current_turn: int | None = None,
+    pool: Pool | None = None,
 ) -> EvidenceSet:
     """Sources of the ranked items, exact matches and raw turns, best first, up to the limit.
 
-    A raw user message of `current_turn` is the input of this very step, not history.
+    Without a `pool` the lexical retriever's pool is built here.
+
+    A raw user message of `current_turn` is the input of this very step, not history,
+    and so is a stored turn whose text is the query itself.
     """
     evidence_types = [str(t) for t in config.get("assembly.evidenceTypes")]
     limit = int(config.get("retrieval.evidenceLimit"))
@@ -198,28 +191,32 @@ def gather_evidence(
         ):
             if any(t in exact_terms for t in exact_hits(hit.event.text, signals)):
                 events.setdefault(hit.event.seq, hit.event)  # not "30" inside "300"
-    # The raw turns: one search over the quotable types with the query's search terms.
-    terms = search_terms(signals, ablate=config.get("retrieval.ablate"))
+    if pool is None:
+        pool = default_pool(store, session_id, signals, config)
+    # The raw turns: the retriever's pool, already scored on the items' scale.
     searched: dict[int, float] = {}
-    if terms and limit > 0 and not ablated(config, "raw-turns"):
-        types = None if "*" in evidence_types else sorted(set(evidence_types))
-        for hit in store.search_events(session_id, terms, types=types, limit=limit * 3):
-            if _matches(hit.event.text, terms, signals):
-                searched[hit.event.seq] = hit.score
-                events.setdefault(hit.event.seq, hit.event)
+    if pool is not None and limit > 0 and not ablated(config, "raw-turns"):
+        for seq, pooled in pool.turns.items():
+            if pooled.relevance > 0.0:
+                searched[seq] = pooled.relevance
+                events.setdefault(seq, pooled.event)
     keyed: list[tuple[tuple[float, int, int], _Candidate]] = []
     for index, (seq, item_ids) in enumerate(cited.items()):
         source = _Candidate(seq, events.get(seq), tuple(item_ids), cited_score[seq])
         keyed.append((source.key(index), source))
     for seq, event in events.items():
         if seq not in cited:
-            search = searched.get(seq, relevance(event.text, terms, 0.0))
+            search = searched.get(seq)
+            if search is None:
+                tokens = relevance_tokens(event.text)
+                search = bm25(tokens, pool.terms, pool.corpus) if pool is not None else 0.0
             score, recent = score_event(event, search, signals, config, anchor_seq)
             turn = _Candidate(seq, event, (), score, search, recent)
             keyed.append((turn.key(-seq), turn))
     keyed.sort(key=lambda pair: pair[0])
     historical = _historical_sources(store, session_id) if len(keyed) > len(cited) else {}
     walk = _Walk(store, config, signals, is_visible, historical, current_turn)
+    walk.min_score = score_floor(pool, config)
     return walk.select([one for _, one in keyed])
 
 
@@ -236,6 +233,7 @@ class _Walk:
         current_turn: int | None,
     ) -> None:
         self.store, self.signals, self.is_visible = store, signals, is_visible
+        self.query = signals.text.strip().casefold()
         self.historical, self.current_turn = historical, current_turn
         self.evidence_types = [str(t) for t in config.get("assembly.evidenceTypes")]
         self.limit = int(config.get("retrieval.evidenceLimit"))
@@ -255,8 +253,10 @@ class _Walk:
             return f"source of {status} item {item_id}; not quoted as a current raw turn"
         if raw and self.current_turn is not None and event.turn == self.current_turn:
             return "a message of the current turn: this step's input, not history"
+        if raw and self.query and event.text.strip().casefold() == self.query:
+            return "the question itself: never quoted back as its own evidence"
         if raw and one.score < self.min_score:
-            return f"score {one.score:.3f} is below retrieval.minScore {self.min_score:g}"
+            return f"score {one.score:.3f} is below the floor {self.min_score:.3f} ({FLOOR_RULE})"
         if taken >= self.limit:
             return f"beyond retrieval.evidenceLimit {self.limit}"
         return None
@@ -327,9 +327,16 @@ def retrieve(
     is_visible: Callable[[Event], bool] | None = None,
     current_turn: int | None = None,
     shown: Shown | None = None,
+    retriever: Retriever | None = None,
 ) -> Retrieval:
-    """Rank items, then gather their evidence and the raw turns, with one recency anchor."""
-    anchor = anchor_seq_of(store, session_id) if search_terms(signals) else None
+    """Pool the candidates, rank items, then gather their evidence and the raw turns."""
+    if retriever is None:
+        pool = default_pool(store, session_id, signals, config)
+    else:
+        evidence_types = [str(t) for t in config.get("assembly.evidenceTypes")]
+        types = None if "*" in evidence_types else sorted(set(evidence_types))
+        pool = retriever.pool(store, session_id, signals.text, config, types)
+    anchor = anchor_seq_of(store, session_id) if not pool.terms.empty else None
     shown = shown or Shown()
     ranking = rank_items(
         store,
@@ -339,6 +346,7 @@ def retrieve(
         anchor_seq=anchor,
         visible_ids=visible_ids,
         shown_ids=shown.items,
+        pool=pool,
     )
     if shown.seqs:
         is_visible = _or_quoted_before(is_visible, shown.seqs)
@@ -352,5 +360,6 @@ def retrieve(
         is_visible=is_visible,
         anchor_seq=anchor,
         current_turn=current_turn,
+        pool=pool,
     )
     return Retrieval(ranking, evidence)
