@@ -23,7 +23,7 @@ value is not current, and the notice section shows old and disputed values as su
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from lcm_core.capture import is_generated
@@ -155,6 +155,27 @@ class _Candidate:
         return (-round(self.score, 9), 1 if not self.item_ids else 0, position)
 
 
+def without_own_input(
+    pool: Pool,
+    signals: QuerySignals,
+    is_visible: Callable[[Event], bool] | None,
+    current_turn: int | None,
+) -> Pool:
+    """The pool with the turns this step cannot quote marked, so they do not set the floor:
+    the current turn's messages, the question's own text and turns still on screen."""
+    query = signals.text.strip().casefold()
+    unquotable = {
+        seq
+        for seq, turn in pool.turns.items()
+        if (current_turn is not None and turn.event.turn == current_turn)
+        or (query and turn.event.text.strip().casefold() == query)
+        or (is_visible is not None and is_visible(turn.event))
+    }
+    if not unquotable or unquotable <= pool.unquotable:
+        return pool
+    return replace(pool, unquotable=pool.unquotable | frozenset(unquotable))
+
+
 def gather_evidence(
     store: MemoryStore,
     session_id: str,
@@ -193,6 +214,7 @@ def gather_evidence(
                 events.setdefault(hit.event.seq, hit.event)  # not "30" inside "300"
     if pool is None:
         pool = default_pool(store, session_id, signals, config)
+    pool = without_own_input(pool, signals, is_visible, current_turn)
     # The raw turns: the retriever's pool, already scored on the items' scale.
     searched: dict[int, float] = {}
     if pool is not None and limit > 0 and not ablated(config, "raw-turns"):
@@ -338,6 +360,9 @@ def retrieve(
         pool = retriever.pool(store, session_id, signals.text, config, types)
     anchor = anchor_seq_of(store, session_id) if not pool.terms.empty else None
     shown = shown or Shown()
+    if shown.seqs:
+        is_visible = _or_quoted_before(is_visible, shown.seqs)
+    pool = without_own_input(pool, signals, is_visible, current_turn)
     ranking = rank_items(
         store,
         session_id,
@@ -348,9 +373,6 @@ def retrieve(
         shown_ids=shown.items,
         pool=pool,
     )
-    if shown.seqs:
-        is_visible = _or_quoted_before(is_visible, shown.seqs)
-
     evidence = gather_evidence(
         store,
         session_id,

@@ -71,11 +71,19 @@ class Pool:
     turns: dict[int, ScoredTurn] = field(default_factory=dict)
     # The question asks about a rule, limit or liking (see `relevance.asks_for_norm`).
     norm: bool = False
+    # Turns that can never be quoted in this step (the question's own turn, turns on
+    # screen): they match the question best of all, so they must not set the floor.
+    unquotable: frozenset[int] = frozenset()
 
     @property
     def best(self) -> float:
-        """The highest relevance in the pool (0 when it is empty)."""
-        scores = [s for _, s in self.items] + [t.relevance for t in self.turns.values()]
+        """The highest relevance among the candidates that may be quoted (0 when none)."""
+        scores = [
+            s
+            for item, s in self.items
+            if not (seqs := _source_seqs(item)) or not set(seqs) <= self.unquotable
+        ]
+        scores += [t.relevance for seq, t in self.turns.items() if seq not in self.unquotable]
         return max(scores, default=0.0)
 
 

@@ -239,3 +239,20 @@ def test_the_same_state_retrieves_the_same_rows(store: MemoryStore, script: Any)
     first = retrieve(store, S, question, load_config())
     assert [r.ref for r in first.evidence.rows][:3] == ["seq:8", "seq:7", "seq:6"]
     assert retrieve(store, S, question, load_config()) == first
+
+
+def test_the_questions_own_turn_does_not_set_the_floor(store: MemoryStore, script: Any) -> None:
+    """The stored question matches itself best of all; it is not quoted, so the relative
+    floor is taken from the candidates that may be quoted, and the answering turn stays."""
+    said(script, 1, "the S3 uploader should retry three times", turn=1)
+    question_text = "Write the S3 uploader with retries. Which port, batch size and budget cap?"
+    said(script, 2, question_text, turn=2)
+    question = query_signals(question_text)
+    config = load_config({"retrieval": {"relativeMinScore": 0.5}})
+    pool = default_pool(store, S, question, config)
+    assert 0.5 * pool.turns[2].relevance > pool.turns[1].relevance  # it would floor seq:1
+    found = retrieve(store, S, question, config, current_turn=2)
+    assert [r.ref for r in found.evidence.rows] == ["seq:1"]
+    assert {o.ref: o.reason for o in found.evidence.omitted}["seq:2"] == (
+        "a message of the current turn: this step's input, not history"
+    )
