@@ -362,10 +362,12 @@ def rules_and_proposals(s: Any) -> list[Step]:
 
 @scenario
 def chatty_facts_in_passing(s: Any) -> list[Step]:
-    """Facts said in passing, with no item, are quoted as raw turns after the memory items.
+    """Facts said in passing, with no item, are quoted as raw turns, on one scale with the
+    memory items' sources.
 
     The superseded price's turn, a plugin's message and tool output match the question
-    too; none of them is quoted as a current fact.
+    too; none of them is quoted as a current fact. Maya's line shares only the place and
+    "still" with the question and falls under the relative floor.
     """
     s.user(1, "we drove to Sintra last weekend, the kids loved the Pena palace", turn=1)
     s.assistant(2, "Pena palace is gorgeous!", turn=1)
@@ -393,7 +395,8 @@ def chatty_facts_in_passing(s: Any) -> list[Step]:
 
 @scenario
 def chatty_chinese_in_passing(s: Any) -> list[Step]:
-    """A Chinese chat: the constraint item first, then the raw turn that answers the question."""
+    """A Chinese chat: the constraint item, and the raw turn that answers the question quoted
+    before the constraint's source, which shares only 周末 with it."""
     s.user(1, "上周末我们去了杭州西湖，孩子们特别喜欢划船", turn=1)
     s.assistant(2, "听起来很开心！", turn=1)
     s.user(3, "约束：周末不安排工作会议", turn=2)
