@@ -511,6 +511,39 @@ def validation_repair_reminder(s: Any) -> list[Step]:
     ]
 
 
+@scenario
+def english_question_chinese_constraint(s: Any) -> list[Step]:
+    """An English question about a limit stated in Chinese: the bridge (budget/预算) brings
+    the constraint and its source turn into the block."""
+    s.user(1, "这个项目的预算不超过3000元（含税）", turn=1, time="2026-03-02T09:15:00+08:00")
+    s.assistant(2, "好的，记下了。", turn=1, time="2026-03-02T09:15:20+08:00")
+    s.user(3, "the staging server runs Ubuntu 24.04", turn=2, time="2026-03-03T10:00:00+08:00")
+    item = s.item(
+        "预算不超过3000元（含税）",
+        [1],
+        kind="constraint",
+        numbers=({"raw": "3000元", "value": 3000, "unit": "CNY"},),
+        conditions=("含税",),
+    )
+    s.user(4, "let's keep today's meeting short", turn=3, time="2026-03-04T08:30:00+08:00")
+    result = assemble(s.store, s.session_id, [say("what is our budget?")], turn=4)
+    assert item.id in result.item_ids and "seq:1" in result.evidence_refs
+    return [("pre-step", result)]
+
+
+@scenario
+def chinese_question_english_constraint(s: Any) -> list[Step]:
+    """A Chinese question about a rule stated in English: the bridge (端口/port) brings the
+    constraint and its source turn into the block."""
+    s.user(1, "the API must listen on port 8080, never on 80", turn=1)
+    s.assistant(2, "Understood, 8080 it is.", turn=1)
+    item = s.item("the API must listen on port 8080, never on 80", [1], kind="constraint")
+    s.user(3, "午饭吃了面条，下午继续写测试", turn=2)
+    result = assemble(s.store, s.session_id, [say("服务的端口是多少？")], turn=3)
+    assert item.id in result.item_ids and "seq:1" in result.evidence_refs
+    return [("pre-step", result)]
+
+
 # --- the test ------------------------------------------------------------------------------
 
 
