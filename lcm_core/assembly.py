@@ -29,6 +29,7 @@ from lcm_core.render import (
     item_entry,
     old_task_entry,
     rule_entry,
+    said_on,
     superseded_entry,
     task_entries,
 )
@@ -37,6 +38,7 @@ from lcm_core.retrieval import (
     Omission,
     Ranking,
     insufficient_statement,
+    newest_source_seq,
     source_seqs,
 )
 from lcm_core.shown import Shown, entry_key
@@ -117,6 +119,18 @@ class _Visibility:
         events = {e.seq: e for e in self._store.get_events(self._session_id, wanted)}
         shown = {seq for seq, event in events.items() if self._visible.contains_event(event)}
         return frozenset(item_id for item_id, seqs in cited.items() if seqs and set(seqs) <= shown)
+
+
+def _said_dates(
+    store: MemoryStore, session_id: str, items: Sequence[MemoryItem]
+) -> dict[str, str]:
+    """item id -> the ISO date its newest source turn was said, read in one store call."""
+    newest = {item.id: seq for item in items if (seq := newest_source_seq(item)) is not None}
+    if not newest:
+        return {}
+    times = {e.seq: e.time for e in store.get_events(session_id, sorted(set(newest.values())))}
+    dates = {item_id: said_on(times.get(seq)) for item_id, seq in newest.items()}
+    return {item_id: date for item_id, date in dates.items() if date}
 
 
 def _notice_candidates(
@@ -220,10 +234,10 @@ def collect_candidates(
     for rule in relevant_rules:
         candidates.append(Candidate("rules", rule.id, rule_entry(rule, max_chars)))
     focus = signals.exact_signals()
+    said = _said_dates(store, session_id, [ranked.item for ranked in ranking.selected])
     for ranked in ranking.selected:
-        candidates.append(
-            Candidate("memory", ranked.item.id, item_entry(ranked.item, max_chars, focus))
-        )
+        entry = item_entry(ranked.item, max_chars, focus, said.get(ranked.item.id))
+        candidates.append(Candidate("memory", ranked.item.id, entry))
     has_history = newest is not None or state is not None or ranking.candidates > 0
     was_visible = any(
         o.reason.endswith("visible in this step") or o.reason == ALREADY_SHOWN

@@ -10,7 +10,7 @@ import pytest
 from lcm_core.assembly import assemble
 from lcm_core.config import load_config
 from lcm_core.ports import MemoryStore
-from lcm_core.render import HEADER, SECTION_TITLES
+from lcm_core.render import HEADER, SECTION_TITLES, said_on
 from lcm_core.retrieval import insufficient_statement
 from lcm_core.step import StepMessage
 
@@ -106,3 +106,28 @@ def test_the_same_state_gives_the_same_bytes(new_script: Any) -> None:
         chat(script)
         blocks.append(assemble(script.store, S, ask("Which tram did the kids like?")).text)
     assert blocks[0].encode() == blocks[1].encode() and blocks[0]
+
+
+def test_items_and_quoted_turns_show_the_date_they_were_said(
+    script: Any, store: MemoryStore
+) -> None:
+    """"When did ...?" needs the day: each item shows its newest source's ISO date, each
+    quoted turn its own; a turn without a time shows none."""
+    script.user(1, "we adopted the cat Miso from the shelter", turn=1, time="2025-11-03T18:20:00Z")
+    script.user(2, "Miso got her vaccines today", turn=2, time="2026-01-15T09:00:00+08:00")
+    script.user(3, "Miso sleeps on the piano", turn=3)
+    item = script.item("we adopted the cat Miso; she got her vaccines", [1, 2])
+    result = assemble(store, S, ask("When did we adopt Miso, and when were her vaccines?"))
+    assert item.id in result.item_ids
+    assert "  来源: seq:1, seq:2；日期: 2026-01-15\n" in result.text  # the newest source
+    assert "- [ev seq:1] 用户消息 · 日期 2025-11-03 · 第 1 轮 · 支持" in result.text
+    assert "- [ev seq:2] 用户消息 · 日期 2026-01-15 · 第 2 轮 · 支持" in result.text
+    assert "- [ev seq:3] 用户消息 · 第 3 轮\n" in result.text
+
+
+def test_only_an_iso_time_gives_a_date() -> None:
+    """A host time that is not ISO is left out rather than shown wrong."""
+    assert said_on("2026-03-02T09:15:00+08:00") == "2026-03-02"
+    assert said_on("2026-03-02") == "2026-03-02"
+    assert said_on(None) is None and said_on("") is None
+    assert said_on("03/02/2026 9:15") is None and said_on("yesterday") is None
