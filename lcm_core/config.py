@@ -33,10 +33,14 @@ DEFAULTS: Final[dict[str, Any]] = {
         "minScore": 0.5,
         "limit": 24,
         "exactMatchBoost": 0.5,
-        "recencyBoost": 0.1,
+        "recencyBoost": 0.05,
+        "priorShare": 0.1,
+        "contextWeight": 0.3,
+        "episodeWeight": 0.5,
+        "intentBoost": 0.5,
+        "relativeMinScore": 0.2,
         "recencyWindow": 40,
-        "evidenceLimit": 12,
-        "rawEvidenceWeight": 0.6,
+        "evidenceLimit": 40,
         "ablate": [],
     },
     "assembly": {
@@ -68,10 +72,14 @@ LIMITS: Final[dict[str, Limit]] = {
     "retrieval.minScore": Limit((int, float), 0.0, 10.0),
     "retrieval.limit": Limit(int, 1, 100),
     "retrieval.exactMatchBoost": Limit((int, float), 0.0, 5.0),
-    "retrieval.recencyBoost": Limit((int, float), 0.0, 5.0),
+    "retrieval.recencyBoost": Limit((int, float), 0.0, 1.0),
+    "retrieval.priorShare": Limit((int, float), 0.0, 0.5),
+    "retrieval.contextWeight": Limit((int, float), 0.0, 1.0),
+    "retrieval.episodeWeight": Limit((int, float), 0.0, 2.0),
+    "retrieval.intentBoost": Limit((int, float), 0.0, 1.0),
+    "retrieval.relativeMinScore": Limit((int, float), 0.0, 1.0),
     "retrieval.recencyWindow": Limit(int, 0, 100_000),
     "retrieval.evidenceLimit": Limit(int, 0, 100),
-    "retrieval.rawEvidenceWeight": Limit((int, float), 0.0, 1.0),
     "retrieval.ablate": Limit(list),
     "assembly.softBudgetTokens": Limit(int, 50, 200_000),
     "assembly.minBudgetTokens": Limit(int, 50, 200_000),
@@ -153,7 +161,11 @@ class RetrievalSettings(_Section):
     recency_boost: float
     recency_window: int
     evidence_limit: int
-    raw_evidence_weight: float
+    prior_share: float
+    context_weight: float
+    episode_weight: float
+    intent_boost: float
+    relative_min_score: float
     ablate: tuple[str, ...]
 
 

@@ -23,6 +23,7 @@ from lcm_core.assembly.render import (
     item_entry,
     old_task_entry,
     rule_entry,
+    said_on,
     superseded_entry,
     task_entries,
 )
@@ -35,6 +36,7 @@ from lcm_core.retrieval.rank import (
     Omission,
     Ranking,
     insufficient_statement,
+    newest_source_seq,
     source_seqs,
 )
 from lcm_core.retrieval.retriever import LexicalRetriever, Retriever
@@ -113,6 +115,16 @@ class _Visibility:
         return frozenset(item_id for item_id, seqs in cited.items() if seqs and set(seqs) <= shown)
 
 
+def _said_dates(store: MemoryStore, session_id: str, items: Sequence[MemoryItem]) -> dict[str, str]:
+    """item id -> the ISO date its newest source turn was said, read in one store call."""
+    newest = {item.id: seq for item in items if (seq := newest_source_seq(item)) is not None}
+    if not newest:
+        return {}
+    times = {e.seq: e.time for e in store.get_events(session_id, sorted(set(newest.values())))}
+    dates = {item_id: said_on(times.get(seq)) for item_id, seq in newest.items()}
+    return {item_id: date for item_id, date in dates.items() if date}
+
+
 def _notice_candidates(
     store: MemoryStore,
     session_id: str,
@@ -121,7 +133,6 @@ def _notice_candidates(
     status: CompactionStatus,
     old_task_values: Sequence[str],
     max_chars: int,
-    retriever: Retriever,
 ) -> list[Candidate]:
     notices: list[Candidate] = []
     if status.notice:
@@ -136,8 +147,8 @@ def _notice_candidates(
     if disputed:
         terms = search_terms(signals)
         if terms:
-            hits = retriever.items(
-                session_id, signals, terms, statuses=("disputed",), limit=_DISPUTED_SHOWN
+            hits = store.search_items(
+                session_id, terms, statuses=("disputed",), limit=_DISPUTED_SHOWN
             )
             for hit in sorted(hits, key=lambda h: h.item.id):
                 notices.append(
@@ -187,7 +198,7 @@ def collect_candidates(
 
     Also returns the reasons for explain and whether the session holds anything at all.
     """
-    finder = retriever if retriever is not None else LexicalRetriever(store)
+    finder = retriever if retriever is not None else LexicalRetriever()
     max_chars = config.assembly.max_evidence_chars
     text = query if query is not None else task_text(messages)
     if text is None:
@@ -218,10 +229,10 @@ def collect_candidates(
     for rule in relevant_rules:
         candidates.append(Candidate("rules", rule.id, rule_entry(rule, max_chars)))
     focus = signals.exact_signals()
+    said = _said_dates(store, session_id, [ranked.item for ranked in ranking.selected])
     for ranked in ranking.selected:
-        candidates.append(
-            Candidate("memory", ranked.item.id, item_entry(ranked.item, max_chars, focus))
-        )
+        entry = item_entry(ranked.item, max_chars, focus, said.get(ranked.item.id))
+        candidates.append(Candidate("memory", ranked.item.id, entry))
     has_history = newest is not None or state is not None or ranking.candidates > 0
     was_visible = any(
         o.reason.endswith("visible in this step") or o.reason == ALREADY_SHOWN
@@ -242,7 +253,6 @@ def collect_candidates(
             status,
             old_task,
             max_chars,
-            finder,
         )
     )
     reasons: list[dict[str, Any]] = [

@@ -68,6 +68,19 @@ _LABEL_WORDS: Final = rf"(?:mem|rule|ev)\b|{HEADER_TAG}|long-conversation-memory
 _CLOSED_LABEL_RE: Final = re.compile(rf"\[(\s*(?:{_LABEL_WORDS})[^\[\]\n]{{0,200}})\]", re.I)
 _OPEN_LABEL_RE: Final = re.compile(rf"\[(?=\s*(?:{_LABEL_WORDS}))", re.I)
 _SPACE_RUN_RE: Final = re.compile(r"[ \t]+")
+# An ISO date at the start of an event's time (`2026-03-02T09:15:00+08:00`).
+_ISO_DATE_RE: Final = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def said_on(time: str | None) -> str | None:
+    """The ISO date a turn was said (`time[:10]`), or None when its time is absent or not ISO.
+
+    The date as the host wrote it, never converted to another zone, so the block is the
+    same bytes wherever it is built; "when did ...?" questions need it.
+    """
+    if time and _ISO_DATE_RE.fullmatch(time[:10]):
+        return time[:10]
+    return None
 
 
 def neutralize(text: str) -> str:
@@ -137,8 +150,13 @@ def number_warning(item: MemoryItem) -> str | None:
     return f"⚠ 数字 {'、'.join(parts)}：引用前请核实，不要当作无条件成立的事实"
 
 
-def item_entry(item: MemoryItem, max_chars: int, focus: Sequence[str] = ()) -> str:
-    """One memory item: label, kind and evidence, content, qualifiers and warnings."""
+def item_entry(
+    item: MemoryItem, max_chars: int, focus: Sequence[str] = (), said: str | None = None
+) -> str:
+    """One memory item: label, kind and evidence, content, qualifiers and warnings.
+
+    `said` is the ISO date of the item's newest source turn (see `said_on`), when known.
+    """
     kind = KIND_LABELS.get(item.kind, item.kind)
     evidence = EVIDENCE_LABELS.get(item.evidence_type, item.evidence_type)
     lines = [f"- [mem {item.id}] {kind}·{evidence}: {inline_quote(item.content, max_chars, focus)}"]
@@ -150,6 +168,8 @@ def item_entry(item: MemoryItem, max_chars: int, focus: Sequence[str] = ()) -> s
     seqs = source_seqs(item)
     if seqs:
         details.append("来源: " + ", ".join(f"seq:{seq}" for seq in seqs))
+    if said:
+        details.append(f"日期: {said}")
     if details:
         lines.append("  " + "；".join(details))
     warning = number_warning(item)
@@ -161,9 +181,12 @@ def item_entry(item: MemoryItem, max_chars: int, focus: Sequence[str] = ()) -> s
 
 
 def evidence_entry(row: EvidenceRow, max_chars: int) -> str:
-    """One raw event, quoted verbatim under its `[ev seq:N]` label."""
+    """One raw event, quoted verbatim under its `[ev seq:N]` label, with the date it was said."""
     event = row.event
     facts = [EVENT_LABELS.get(event.type, event.type)]
+    said = said_on(event.time)
+    if said:
+        facts.append(f"日期 {said}")
     if event.turn is not None:
         facts.append(f"第 {event.turn} 轮")
     if row.item_ids:

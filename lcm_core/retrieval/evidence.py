@@ -1,15 +1,12 @@
 """Raw evidence for a query: cited events, exact matches and the best-matching user turns.
 
 Candidates are the sources of the selected items, events holding a number, path or
-quoted phrase of the query, and the raw turns one search over the quotable event types
-finds for the query's search terms (so a fact said in passing, which extraction never
-made an item, can still be quoted). A cited row carries the score of its best item; any
-other row is scored on the items' scale as if it were a fact (`score_event`), times
-`retrieval.rawEvidenceWeight`: 0.6 by default, the weight of an assistant proposal,
-because a raw turn is the user's own words but nobody curated it into memory (it may
-be small talk, a question or a value corrected later). Rows go best first, an item's
-source before a raw turn of equal score, up to `retrieval.evidenceLimit`; a raw turn
-under `retrieval.minScore` is left out, like an item.
+quoted phrase of the query, and the raw turns of the retriever's pool (so a fact said in
+passing, which extraction never made an item, can still be quoted). A cited row carries
+the score of its best item; any other row keeps its relevance on the same scale, with
+the exact-match and recency factors but no kind or evidence prior (`score_event`). Rows
+go best first, an item's source before a raw turn of equal score, up to
+`retrieval.evidenceLimit`; a raw turn under the score floor is left out, like an item.
 
 Rows are read verbatim (from the archive when the event was archived). Text another
 plugin or the runtime generated never counts as evidence, and only the event types in
@@ -23,37 +20,39 @@ value is not current, and the notice section shows old and disputed values as su
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from lcm_core.capture.events import is_generated
 from lcm_core.config import Config
 from lcm_core.retrieval.rank import (
-    KIND_WEIGHT,
+    FLOOR_RULE,
     Omission,
     RankedItem,
     Ranking,
     ablated,
     anchor_seq_of,
-    base_score,
+    default_pool,
+    exact_factor,
     is_recent,
+    prior_factor,
     rank_items,
+    recency_factor,
+    score_floor,
     source_seqs,
     verbatim_text,
 )
-from lcm_core.retrieval.retriever import LexicalRetriever, Retriever
+from lcm_core.retrieval.retriever import Pool, Retriever
 from lcm_core.retrieval.shown import Shown
 from lcm_core.store.models import Event, MemoryItem
 from lcm_core.store.ports import MemoryStore
-from lcm_core.text.query import QuerySignals, evidence_terms, exact_hits, numbers_in, search_terms
-from lcm_core.text.tokens import relevance
+from lcm_core.text.query import QuerySignals, evidence_terms, exact_hits
+from lcm_core.text.relevance import bm25, relevance_tokens
 
 # Event types whose rows are searched for exact matches besides the quotable ones, so
 # that explain can say why a matching tool result was not quoted. Chunks are left out:
 # they repeat the assistant message piece by piece.
 REPORTED_TYPES: Final = ("assistant/message", "tool/result")
-# A raw turn states something in the user's words: it is weighed as a fact.
-RAW_KIND_WEIGHT: Final = KIND_WEIGHT["fact"]
 # Items whose sources must not be quoted as current raw turns.
 HISTORICAL_STATUSES: Final = ("superseded", "retracted", "disputed")
 # The type a user-role message's text really is when a tool or the model wrote it.
@@ -113,31 +112,19 @@ def quotable(event: Event, evidence_types: Sequence[str]) -> bool:
 
 
 def score_event(
-    event: Event, search_score: float, signals: QuerySignals, config: Config, anchor: int | None
+    event: Event, relevance: float, signals: QuerySignals, config: Config, anchor: int | None
 ) -> tuple[float, bool]:
     """A raw turn's score on the items' scale, and whether it earned the recency boost."""
-    weight = 1.0 if ablated(config, "raw-weight") else config.retrieval.raw_evidence_weight
-    kind_weight = 1.0 if ablated(config, "kind-weight") else RAW_KIND_WEIGHT
     exact = exact_hits(event.text, signals)
-    score = base_score(kind_weight, weight, search_score, len(exact), config)
+    score = relevance * prior_factor(None, None, config) * exact_factor(len(exact), config)
     recent = is_recent(event.seq, anchor, config)
-    if recent and not ablated(config, "recency"):
-        score += config.retrieval.recency_boost
-    return score, recent
+    return score * recency_factor(recent, config), recent
 
 
 def _not_type_reason(event: Event) -> str:
     kind = text_type(event)
     what = event.type if kind == event.type else f"{event.type} from source {event.source_kind}"
     return f"event type {what} is not inline-quotable (assembly.evidenceTypes)"
-
-
-def _matches(text: str, terms: Sequence[str], signals: QuerySignals) -> bool:
-    """True when a term is in the text for real: a number as a whole number, not "30" in "300"."""
-    folded = text.casefold()
-    numbers = set(signals.numbers)
-    whole = set(numbers_in(text)) if numbers else set()
-    return any(t in whole if t in numbers else t.casefold() in folded for t in terms)
 
 
 def _historical_sources(store: MemoryStore, session_id: str) -> dict[int, tuple[str, str]]:
@@ -165,6 +152,27 @@ class _Candidate:
         return (-round(self.score, 9), 1 if not self.item_ids else 0, position)
 
 
+def without_own_input(
+    pool: Pool,
+    signals: QuerySignals,
+    is_visible: Callable[[Event], bool] | None,
+    current_turn: int | None,
+) -> Pool:
+    """The pool with the turns this step cannot quote marked, so they do not set the floor:
+    the current turn's messages, the question's own text and turns still on screen."""
+    query = signals.text.strip().casefold()
+    unquotable = {
+        seq
+        for seq, turn in pool.turns.items()
+        if (current_turn is not None and turn.event.turn == current_turn)
+        or (query and turn.event.text.strip().casefold() == query)
+        or (is_visible is not None and is_visible(turn.event))
+    }
+    if not unquotable or unquotable <= pool.unquotable:
+        return pool
+    return replace(pool, unquotable=pool.unquotable | frozenset(unquotable))
+
+
 def gather_evidence(
     store: MemoryStore,
     session_id: str,
@@ -175,11 +183,14 @@ def gather_evidence(
     is_visible: Callable[[Event], bool] | None = None,
     anchor_seq: int | None = None,
     current_turn: int | None = None,
-    retriever: Retriever | None = None,
+    pool: Pool | None = None,
 ) -> EvidenceSet:
     """Sources of the ranked items, exact matches and raw turns, best first, up to the limit.
 
-    A raw user message of `current_turn` is the input of this very step, not history.
+    Without a `pool` the lexical retriever's pool is built here.
+
+    A raw user message of `current_turn` is the input of this very step, not history,
+    and so is a stored turn whose text is the query itself.
     """
     evidence_types = [str(t) for t in config.assembly.evidence_types]
     limit = config.retrieval.evidence_limit
@@ -190,37 +201,41 @@ def gather_evidence(
             cited.setdefault(seq, []).append(ranked_item.item.id)
             cited_score.setdefault(seq, ranked_item.score)
     events = {e.seq: e for e in store.get_events(session_id, sorted(cited))} if cited else {}
-    finder = retriever if retriever is not None else LexicalRetriever(store)
     exact_terms = evidence_terms(signals)
     if exact_terms:
         types = None if "*" in evidence_types else sorted({*evidence_types, *REPORTED_TYPES})
-        for hit in finder.turns(
-            session_id, signals, exact_terms, types=types, limit=max(limit * 3, 12)
+        for hit in store.search_events(
+            session_id, exact_terms, types=types, limit=max(limit * 3, 12)
         ):
             if any(t in exact_terms for t in exact_hits(hit.event.text, signals)):
                 events.setdefault(hit.event.seq, hit.event)  # not "30" inside "300"
-    # The raw turns: one search over the quotable types with the query's search terms.
-    terms = search_terms(signals, ablate=config.retrieval.ablate)
+    if pool is None:
+        pool = default_pool(store, session_id, signals, config)
+    pool = without_own_input(pool, signals, is_visible, current_turn)
+    # The raw turns: the retriever's pool, already scored on the items' scale.
     searched: dict[int, float] = {}
-    if terms and limit > 0 and not ablated(config, "raw-turns"):
-        types = None if "*" in evidence_types else sorted(set(evidence_types))
-        for hit in finder.turns(session_id, signals, terms, types=types, limit=limit * 3):
-            if _matches(hit.event.text, terms, signals):
-                searched[hit.event.seq] = hit.score
-                events.setdefault(hit.event.seq, hit.event)
+    if pool is not None and limit > 0 and not ablated(config, "raw-turns"):
+        for seq, pooled in pool.turns.items():
+            if pooled.relevance > 0.0:
+                searched[seq] = pooled.relevance
+                events.setdefault(seq, pooled.event)
     keyed: list[tuple[tuple[float, int, int], _Candidate]] = []
     for index, (seq, item_ids) in enumerate(cited.items()):
         source = _Candidate(seq, events.get(seq), tuple(item_ids), cited_score[seq])
         keyed.append((source.key(index), source))
     for seq, event in events.items():
         if seq not in cited:
-            search = searched.get(seq, relevance(event.text, terms, 0.0))
+            search = searched.get(seq)
+            if search is None:
+                tokens = relevance_tokens(event.text)
+                search = bm25(tokens, pool.terms, pool.corpus) if pool is not None else 0.0
             score, recent = score_event(event, search, signals, config, anchor_seq)
             turn = _Candidate(seq, event, (), score, search, recent)
             keyed.append((turn.key(-seq), turn))
     keyed.sort(key=lambda pair: pair[0])
     historical = _historical_sources(store, session_id) if len(keyed) > len(cited) else {}
     walk = _Walk(store, config, signals, is_visible, historical, current_turn)
+    walk.min_score = score_floor(pool, config)
     return walk.select([one for _, one in keyed])
 
 
@@ -237,6 +252,7 @@ class _Walk:
         current_turn: int | None,
     ) -> None:
         self.store, self.signals, self.is_visible = store, signals, is_visible
+        self.query = signals.text.strip().casefold()
         self.historical, self.current_turn = historical, current_turn
         self.evidence_types = [str(t) for t in config.assembly.evidence_types]
         self.limit = config.retrieval.evidence_limit
@@ -256,8 +272,10 @@ class _Walk:
             return f"source of {status} item {item_id}; not quoted as a current raw turn"
         if raw and self.current_turn is not None and event.turn == self.current_turn:
             return "a message of the current turn: this step's input, not history"
+        if raw and self.query and event.text.strip().casefold() == self.query:
+            return "the question itself: never quoted back as its own evidence"
         if raw and one.score < self.min_score:
-            return f"score {one.score:.3f} is below retrieval.minScore {self.min_score:g}"
+            return f"score {one.score:.3f} is below the floor {self.min_score:.3f} ({FLOOR_RULE})"
         if taken >= self.limit:
             return f"beyond retrieval.evidenceLimit {self.limit}"
         return None
@@ -330,9 +348,18 @@ def retrieve(
     shown: Shown | None = None,
     retriever: Retriever | None = None,
 ) -> Retrieval:
-    """Rank items, then gather their evidence and the raw turns, with one recency anchor."""
-    anchor = anchor_seq_of(store, session_id) if search_terms(signals) else None
+    """Pool the candidates, rank items, then gather their evidence and the raw turns."""
+    if retriever is None:
+        pool = default_pool(store, session_id, signals, config)
+    else:
+        evidence_types = [str(t) for t in config.assembly.evidence_types]
+        types = None if "*" in evidence_types else sorted(set(evidence_types))
+        pool = retriever.pool(store, session_id, signals.text, config, types)
+    anchor = anchor_seq_of(store, session_id) if not pool.terms.empty else None
     shown = shown or Shown()
+    if shown.seqs:
+        is_visible = _or_quoted_before(is_visible, shown.seqs)
+    pool = without_own_input(pool, signals, is_visible, current_turn)
     ranking = rank_items(
         store,
         session_id,
@@ -341,11 +368,8 @@ def retrieve(
         anchor_seq=anchor,
         visible_ids=visible_ids,
         shown_ids=shown.items,
-        retriever=retriever,
+        pool=pool,
     )
-    if shown.seqs:
-        is_visible = _or_quoted_before(is_visible, shown.seqs)
-
     evidence = gather_evidence(
         store,
         session_id,
@@ -355,6 +379,6 @@ def retrieve(
         is_visible=is_visible,
         anchor_seq=anchor,
         current_turn=current_turn,
-        retriever=retriever,
+        pool=pool,
     )
     return Retrieval(ranking, evidence)

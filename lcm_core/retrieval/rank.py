@@ -1,15 +1,19 @@
 """Deterministic ranking of memory items for one query, plus inspection helpers.
 
-The score of a candidate follows the spec's formula:
+Items and raw turns are scored on one scale: the lexical relevance a `Retriever` gives
+them (BM25 over the session's turns, see `retriever`). What the spec's formula did with
+constant weights is done here with bounded priors that break near-ties and never lift
+an item over a clearly more relevant turn:
 
-    score = KIND_WEIGHT[kind] + min(search, 10) / 10 + boost * min(exact, 3) / 3
-    score *= EVIDENCE_WEIGHT[evidence_type]
-    score *= 0.4 when the item still carries a `superseded_by` link
-    score += recencyBoost when its newest source is within `recencyWindow` seqs of the
-             session's checkpoint
+    score = relevance
+            * (1 + priorShare * (KIND_PRIOR[kind] + EVIDENCE_PRIOR[evidence]) / 2)
+            * (1 + exactMatchBoost * min(exact, 3) / 3)
+            * (1 - SUPERSESSION_PENALTY) when the item still carries a superseded_by link
+            * (1 + recencyBoost) when its newest source is within recencyWindow seqs
 
-Ties go to the item with the newer source, then to the smaller id, so the same state
-always yields the same order.
+With the defaults (priorShare 0.1, recencyBoost 0.05) kind and evidence move a score
+by at most 10%, recency by 5%, a supersession link takes 20%. Ties go to the item with
+the newer source, then to the smaller id, so the same state always yields the same order.
 """
 
 from __future__ import annotations
@@ -20,31 +24,32 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from lcm_core.config import Config
-from lcm_core.retrieval.retriever import LexicalRetriever, Retriever
+from lcm_core.retrieval.retriever import LexicalRetriever, Pool
 from lcm_core.store.models import Event, MemoryEvent, MemoryItem
 from lcm_core.store.ports import MemoryStore
-from lcm_core.text.query import QuerySignals, exact_hits, search_terms
+from lcm_core.text.query import QuerySignals, exact_hits
+from lcm_core.text.relevance import NORM_KINDS
 
-KIND_WEIGHT: Final[dict[str, float]] = {
-    "decision": 1.0,
+# Priors in [-1, 1]: what a kind or evidence type says about an entry's worth, before
+# relevance. A raw user turn sits at 0 on both.
+KIND_PRIOR: Final[dict[str, float]] = {
     "constraint": 1.0,
-    "fact": 0.95,
-    "preference": 0.8,
-    "open_question": 0.8,
-    "proposal": 0.5,
+    "decision": 0.8,
+    "fact": 0.6,
+    "preference": 0.5,
+    "open_question": 0.0,
+    "proposal": -1.0,
 }
-EVIDENCE_WEIGHT: Final[dict[str, float]] = {
+EVIDENCE_PRIOR: Final[dict[str, float]] = {
     "user_explicit": 1.0,
-    "artifact_verified": 0.95,
-    "skill": 0.9,
-    "assistant_proposal": 0.6,
-    "inferred": 0.4,
+    "artifact_verified": 0.8,
+    "skill": 0.5,
+    "assistant_proposal": -1.0,
+    "inferred": -1.0,
 }
-# Kinds or evidence types the spec does not name get the lowest listed weight.
-UNKNOWN_KIND_WEIGHT: Final = 0.5
-UNKNOWN_EVIDENCE_WEIGHT: Final = 0.4
-SUPERSESSION_FACTOR: Final = 0.4
-SEARCH_SCORE_CAP: Final = 10.0
+# Kinds or evidence types the spec does not name get the lowest prior.
+UNKNOWN_PRIOR: Final = -1.0
+SUPERSESSION_PENALTY: Final = 0.2
 EXACT_HITS_CAP: Final = 3
 HARD_LIMIT: Final = 100
 
@@ -53,16 +58,19 @@ _SEQ_REF_RE: Final = re.compile(r"^seq:(\d+)$")
 # Ranking features that `retrieval.ablate` (and `lcm bench retrieval --ablate`) can
 # switch off one at a time, so each is measured alone. Name -> what switching it off does.
 ABLATIONS: Final[dict[str, str]] = {
-    "kind-weight": "every kind, and a raw turn, weighs 1.0",
-    "evidence-weight": "every evidence type weighs 1.0",
-    "raw-weight": "a raw turn is not scaled by retrieval.rawEvidenceWeight",
+    "priors": "kind and evidence type do not move a score",
     "exact-boost": "no boost for exact identifiers, numbers, paths or phrases",
     "supersession": "an item with a superseded_by link keeps its whole score",
     "recency": "no boost for recent sources",
     "raw-turns": "raw user turns do not compete; only items and their sources",
     "items": "memory items do not compete; only raw turns",
-    "stemming": "query words are searched as written, not stemmed",
-    "stopwords": "function words are searched like any other term",
+    "stemming": "words are matched as written, not by their Snowball stem",
+    "stopwords": "function words count like any other term",
+    "idf": "every term weighs the same (no inverse document frequency)",
+    "context": "a turn is scored without the message before it",
+    "episode": "no prior for the session day (episode) a turn belongs to",
+    "bridge": "no English-Chinese query expansion",
+    "intent": "a question about a rule or liking does not favour such items",
 }
 
 
@@ -128,14 +136,48 @@ def newest_source_seq(item: MemoryItem) -> int | None:
     return item.derived_from_seq
 
 
-def base_score(
-    kind_weight: float, evidence_weight: float, search_score: float, exact: int, config: Config
-) -> float:
-    """`(kind weight + capped search + exact boost) * evidence weight`, the spec's core."""
-    boost = 0.0 if ablated(config, "exact-boost") else config.retrieval.exact_match_boost
-    capped_search = min(max(search_score, 0.0), SEARCH_SCORE_CAP) / SEARCH_SCORE_CAP
-    score = kind_weight + capped_search + boost * min(exact, EXACT_HITS_CAP) / EXACT_HITS_CAP
-    return score * evidence_weight
+def prior_factor(kind: str | None, evidence_type: str | None, config: Config) -> float:
+    """The bounded kind-and-evidence prior: 1 +/- `retrieval.priorShare` at most."""
+    if ablated(config, "priors"):
+        return 1.0
+    kind_prior = KIND_PRIOR.get(kind, UNKNOWN_PRIOR) if kind is not None else 0.0
+    evidence = EVIDENCE_PRIOR.get(evidence_type, UNKNOWN_PRIOR) if evidence_type else 0.0
+    return 1.0 + config.retrieval.prior_share * (kind_prior + evidence) / 2.0
+
+
+def exact_factor(exact: int, config: Config) -> float:
+    """1 + `retrieval.exactMatchBoost` for each exact identifier, number, path or phrase (up to 3)."""
+    if ablated(config, "exact-boost"):
+        return 1.0
+    boost = config.retrieval.exact_match_boost
+    return 1.0 + boost * min(exact, EXACT_HITS_CAP) / EXACT_HITS_CAP
+
+
+def recency_factor(recent: bool, config: Config) -> float:
+    """1 + `retrieval.recencyBoost` for a recent source."""
+    if not recent or ablated(config, "recency"):
+        return 1.0
+    return 1.0 + config.retrieval.recency_boost
+
+
+def default_pool(
+    store: MemoryStore, session_id: str, signals: QuerySignals, config: Config
+) -> Pool:
+    """The lexical retriever's pool over the quotable turn types (`assembly.evidenceTypes`)."""
+    evidence_types = [str(t) for t in config.assembly.evidence_types]
+    types = None if "*" in evidence_types else sorted(set(evidence_types))
+    return LexicalRetriever().pool(store, session_id, signals.text, config, types)
+
+
+FLOOR_RULE: Final = "retrieval.minScore, or retrieval.relativeMinScore of the best candidate"
+
+
+def score_floor(pool: Pool | None, config: Config) -> float:
+    """The least score an entry needs: `minScore`, or `relativeMinScore` of the pool's best."""
+    floor = config.retrieval.min_score
+    if pool is None:
+        return floor
+    return max(floor, config.retrieval.relative_min_score * pool.best)
 
 
 def is_recent(newest: int | None, anchor_seq: int | None, config: Config) -> bool:
@@ -145,31 +187,33 @@ def is_recent(newest: int | None, anchor_seq: int | None, config: Config) -> boo
     return anchor_seq - newest <= config.retrieval.recency_window
 
 
+def intent_factor(kind: str, norm_question: bool, config: Config) -> float:
+    """1 + `retrieval.intentBoost` for a preference, constraint or decision when the
+    question asks about a rule, limit or liking ("what should I avoid?", 晚饭不能吃什么)."""
+    if not norm_question or kind not in NORM_KINDS or ablated(config, "intent"):
+        return 1.0
+    return 1.0 + config.retrieval.intent_boost
+
+
 def score_item(
     item: MemoryItem,
-    search_score: float,
+    relevance: float,
     signals: QuerySignals,
     config: Config,
     anchor_seq: int | None,
+    norm_question: bool = False,
 ) -> RankedItem:
-    """Score one candidate with the spec's formula."""
+    """An item's final score: its relevance times the bounded priors."""
     exact = exact_hits(item.content, signals)
-    kind_weight = KIND_WEIGHT.get(item.kind, UNKNOWN_KIND_WEIGHT)
-    evidence_weight = EVIDENCE_WEIGHT.get(item.evidence_type, UNKNOWN_EVIDENCE_WEIGHT)
-    score = base_score(
-        1.0 if ablated(config, "kind-weight") else kind_weight,
-        1.0 if ablated(config, "evidence-weight") else evidence_weight,
-        search_score,
-        len(exact),
-        config,
-    )
+    score = relevance * prior_factor(item.kind, item.evidence_type, config)
+    score *= intent_factor(item.kind, norm_question, config)
+    score *= exact_factor(len(exact), config)
     linked = item.superseded_by is not None
     if linked and not ablated(config, "supersession"):
-        score *= SUPERSESSION_FACTOR
+        score *= 1.0 - SUPERSESSION_PENALTY
     recent = is_recent(newest_source_seq(item), anchor_seq, config)
-    if recent and not ablated(config, "recency"):
-        score += config.retrieval.recency_boost
-    return RankedItem(item, score, search_score, exact, recent, linked)
+    score *= recency_factor(recent, config)
+    return RankedItem(item, score, relevance, exact, recent, linked)
 
 
 def anchor_seq_of(store: MemoryStore, session_id: str) -> int | None:
@@ -193,11 +237,9 @@ def rank_items(
     anchor_seq: int | None = None,
     visible_ids: Callable[[Sequence[MemoryItem]], frozenset[str]] | None = None,
     shown_ids: frozenset[str] = frozenset(),
-    retriever: Retriever | None = None,
+    pool: Pool | None = None,
 ) -> Ranking:
     """Rank the session's active items for the query; the rest come back as omissions.
-
-    Candidates come from `retriever` (the store's lexical search by default).
 
     `visible_ids` lets assembly drop items the model can already read in this step; it
     gets candidates a chunk of `limit` at a time (so their sources are read in one
@@ -205,17 +247,19 @@ def rank_items(
     screen. Those do not take a place under `retrieval.limit`, and neither do
     `shown_ids`, items an earlier memory block still in context already lists.
     """
-    terms = search_terms(signals, ablate=config.retrieval.ablate)
-    if not terms or ablated(config, "items"):
+    if pool is None:
+        pool = default_pool(store, session_id, signals, config)
+    if not pool.items:
         return Ranking()
-    finder = retriever if retriever is not None else LexicalRetriever(store)
-    hits = finder.items(session_id, signals, terms, statuses=("active",), limit=HARD_LIMIT)
     if anchor_seq is None:
         anchor_seq = anchor_seq_of(store, session_id)
-    scored = [score_item(hit.item, hit.score, signals, config, anchor_seq) for hit in hits]
+    scored = [
+        score_item(item, score, signals, config, anchor_seq, pool.norm)
+        for item, score in pool.items
+    ]
     # Equal scores: the newer statement first, then the id, so ties never depend on the store.
     scored.sort(key=lambda r: (-round(r.score, 9), -(newest_source_seq(r.item) or -1), r.item.id))
-    min_score = config.retrieval.min_score
+    min_score = score_floor(pool, config)
     limit = min(config.retrieval.limit, HARD_LIMIT)
     selected: list[RankedItem] = []
     omitted: list[Omission] = []
@@ -228,7 +272,7 @@ def rank_items(
             on_screen = on_screen | (visible_ids(chunk) if chunk else frozenset())
             checked = index + limit
         if ranked.score < min_score:
-            reason = f"score {ranked.score:.3f} is below retrieval.minScore {min_score:g}"
+            reason = f"score {ranked.score:.3f} is below the floor {min_score:.3f} ({FLOOR_RULE})"
             omitted.append(Omission("memory", ref, reason))
         elif ref in on_screen:
             reason = "all source events are still visible in this step"

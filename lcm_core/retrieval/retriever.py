@@ -1,81 +1,221 @@
-"""The Retriever seam: where ranking gets its scored candidates, items and raw turns.
+"""The Retriever seam and its first implementation: one lexical candidate pool per query.
 
-Ranking, evidence and assembly ask a `Retriever` for candidates and score them in the
-core, so another way of finding candidates (a semantic index, say) plugs in here
-without touching the ranking. `LexicalRetriever`, the default, asks the store's own
-term search (`search_items`, `search_events`), which every backend answers alike.
+A retriever answers one question: for this query, which memory items and which raw
+turns are candidates, and how relevant is each, on ONE scale. Ranking (kind, evidence,
+supersession and recency priors, the exact-match boost, limits) happens after, in
+`retrieval` and `evidence`, whatever retriever produced the pool; a semantic retriever
+can be plugged in later without touching them.
+
+`LexicalRetriever` scores with `relevance.bm25`, idf taken over the session's turns:
+
+    turn  = (own + contextWeight * previous message) * (1 + episodeWeight * episode / best episode)
+    item  = the larger of its own text's BM25 and its best-scoring source turn's
+
+A turn's context is the message right before it (the turn it answers or follows). An
+episode is the turn's session day (its `time` date), or a window of `EPISODE_SEQS`
+seqs when events carry no time; an episode's score is BM25 over the episode as a whole
+(each term counted once per matching turn, saturated), so the turns of the day a topic
+was discussed rise together.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from dataclasses import dataclass, field
+from typing import Final, Protocol
 
-from lcm_core.store.models import EventHit, ItemHit
-from lcm_core.store.ports import EventStore, ItemStore
-from lcm_core.text.query import QuerySignals
+from lcm_core.config import Config
+from lcm_core.store.models import Event, MemoryItem
+from lcm_core.store.ports import MemoryStore
+from lcm_core.text.relevance import (
+    Corpus,
+    QueryTerms,
+    asks_for_norm,
+    bm25,
+    corpus_of,
+    query_terms,
+    relevance_tokens,
+    saturation,
+)
 
-
-@runtime_checkable
-class Retriever(Protocol):
-    """Scored candidates for one query: memory items and raw turns, best first."""
-
-    def items(
-        self,
-        session_id: str,
-        signals: QuerySignals,
-        terms: Sequence[str],
-        *,
-        statuses: Sequence[str] = ("active",),
-        limit: int = 100,
-    ) -> list[ItemHit]:
-        """Items of these statuses that match the query; `terms` are its derived search terms."""
-        ...
-
-    def turns(
-        self,
-        session_id: str,
-        signals: QuerySignals,
-        terms: Sequence[str],
-        *,
-        types: Sequence[str] | None = None,
-        limit: int = 50,
-    ) -> list[EventHit]:
-        """Stored events (of these types, when given) that match the query."""
-        ...
-
-
-class SearchableStore(EventStore, ItemStore, Protocol):
-    """The two roles whose term search the lexical retriever asks."""
+# Raw turns read per query: enough that term frequencies stay close to the session's.
+TURN_POOL: Final = 400
+ITEM_POOL: Final = 100
+# Turns whose context is read: the best by their own score.
+CONTEXT_POOL: Final = 120
+# Without timestamps an episode is a window of this many seqs.
+EPISODE_SEQS: Final = 50
+# Message types whose text is a turn of the conversation (context of the next one).
+MESSAGE_TYPES: Final = ("user/message", "assistant/message")
 
 
 @dataclass(frozen=True, slots=True)
+class ScoredTurn:
+    """A raw turn and the parts of its relevance."""
+
+    event: Event
+    relevance: float
+    own: float
+    context: float = 0.0
+    episode: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Pool:
+    """One query's candidates on one relevance scale: items and raw turns."""
+
+    terms: QueryTerms
+    corpus: Corpus = field(default_factory=lambda: Corpus(0, {}, 1.0))
+    items: tuple[tuple[MemoryItem, float], ...] = ()
+    turns: dict[int, ScoredTurn] = field(default_factory=dict)
+    # The question asks about a rule, limit or liking (see `relevance.asks_for_norm`).
+    norm: bool = False
+    # Turns that can never be quoted in this step (the question's own turn, turns on
+    # screen): they match the question best of all, so they must not set the floor.
+    unquotable: frozenset[int] = frozenset()
+
+    @property
+    def best(self) -> float:
+        """The highest relevance among the candidates that may be quoted (0 when none)."""
+        scores = [
+            s
+            for item, s in self.items
+            if not (seqs := _source_seqs(item)) or not set(seqs) <= self.unquotable
+        ]
+        scores += [t.relevance for seq, t in self.turns.items() if seq not in self.unquotable]
+        return max(scores, default=0.0)
+
+
+class Retriever(Protocol):
+    """Anything that turns a query into a scored candidate pool for one session."""
+
+    def pool(
+        self,
+        store: MemoryStore,
+        session_id: str,
+        text: str,
+        config: Config,
+        turn_types: Sequence[str] | None,
+    ) -> Pool: ...
+
+
+def _ablated(config: Config, name: str) -> bool:
+    return name in config.retrieval.ablate
+
+
+def episode_key(event: Event) -> str:
+    """The episode a turn belongs to: its day, or a window of seqs when it has no time."""
+    if event.time and len(event.time) >= 10:
+        return event.time[:10]
+    return f"#{event.seq // EPISODE_SEQS}"
+
+
 class LexicalRetriever:
-    """Today's retrieval: the store's literal term search over items and events."""
+    """BM25 over the session's turns, with the previous turn as context and an episode prior."""
 
-    store: SearchableStore
-
-    def items(
+    def pool(
         self,
+        store: MemoryStore,
         session_id: str,
-        signals: QuerySignals,
-        terms: Sequence[str],
-        *,
-        statuses: Sequence[str] = ("active",),
-        limit: int = 100,
-    ) -> list[ItemHit]:
-        """The store's item hits for the terms (the signals are not needed here)."""
-        return self.store.search_items(session_id, terms, statuses=statuses, limit=limit)
+        text: str,
+        config: Config,
+        turn_types: Sequence[str] | None,
+    ) -> Pool:
+        terms = query_terms(
+            text,
+            bridge=not _ablated(config, "bridge"),
+            stop=not _ablated(config, "stopwords"),
+            stemmed=not _ablated(config, "stemming"),
+        )
+        if terms.empty:
+            return Pool(terms)
+        tokens = _Tokens(
+            stop=not _ablated(config, "stopwords"), stemmed=not _ablated(config, "stemming")
+        )
+        filters = list(terms.filters())
+        hits = store.search_events(session_id, filters, types=turn_types, limit=TURN_POOL)
+        newest = store.max_event_seq(session_id)
+        scope = (newest + 1) if newest is not None else len(hits)
+        events = [hit.event for hit in hits]
+        corpus = corpus_of((tokens(e.text) for e in events), scope, terms)
+        if _ablated(config, "idf"):
+            corpus = Corpus(corpus.rows, {}, corpus.average_length)
+        own = {e.seq: bm25(tokens(e.text), terms, corpus) for e in events}
+        turns = self._turns(store, session_id, events, own, terms, corpus, config, tokens)
+        items: list[tuple[MemoryItem, float]] = []
+        if not _ablated(config, "items"):
+            found = store.search_items(session_id, filters, statuses=("active",), limit=ITEM_POOL)
+            for hit in found:
+                score = bm25(tokens(hit.item.content), terms, corpus)
+                for seq in _source_seqs(hit.item):
+                    if seq in turns:
+                        score = max(score, turns[seq].relevance)
+                items.append((hit.item, score))
+        return Pool(terms, corpus, tuple(items), turns, asks_for_norm(text))
 
-    def turns(
-        self,
+    @staticmethod
+    def _turns(
+        store: MemoryStore,
         session_id: str,
-        signals: QuerySignals,
-        terms: Sequence[str],
-        *,
-        types: Sequence[str] | None = None,
-        limit: int = 50,
-    ) -> list[EventHit]:
-        """The store's event hits for the terms."""
-        return self.store.search_events(session_id, terms, types=types, limit=limit)
+        events: Sequence[Event],
+        own: dict[int, float],
+        terms: QueryTerms,
+        corpus: Corpus,
+        config: Config,
+        tokens: _Tokens,
+    ) -> dict[int, ScoredTurn]:
+        context_weight = 0.0 if _ablated(config, "context") else config.retrieval.context_weight
+        episode_weight = 0.0 if _ablated(config, "episode") else config.retrieval.episode_weight
+        context: dict[int, float] = {}
+        if context_weight > 0 and events:
+            best = sorted(events, key=lambda e: (-own[e.seq], e.seq))[:CONTEXT_POOL]
+            wanted = sorted({e.seq - 1 for e in best if e.seq > 0})
+            before = {e.seq: e for e in store.get_events(session_id, wanted)}
+            for event in best:
+                previous = before.get(event.seq - 1)
+                if previous is not None and previous.type in MESSAGE_TYPES:
+                    context[event.seq] = bm25(tokens(previous.text), terms, corpus)
+        episodes: dict[str, float] = {}
+        if episode_weight > 0:
+            per_term: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+            for event in events:
+                key = episode_key(event)
+                for token in set(tokens(event.text)) & set(terms.weights):
+                    per_term[key][token] += 1
+            for key, counts in per_term.items():
+                episodes[key] = sum(
+                    terms.weights[t] * corpus.idf(t) * saturation(n) for t, n in counts.items()
+                )
+        top_episode = max(episodes.values(), default=0.0)
+        scored: dict[int, ScoredTurn] = {}
+        for event in events:
+            base = own[event.seq] + context_weight * context.get(event.seq, 0.0)
+            share = episodes.get(episode_key(event), 0.0) / top_episode if top_episode else 0.0
+            scored[event.seq] = ScoredTurn(
+                event,
+                base * (1.0 + episode_weight * share),
+                own[event.seq],
+                context.get(event.seq, 0.0),
+                share,
+            )
+        return scored
+
+
+@dataclass(frozen=True, slots=True)
+class _Tokens:
+    """Relevance tokens with the ablation switches applied."""
+
+    stop: bool = True
+    stemmed: bool = True
+
+    def __call__(self, text: str) -> tuple[str, ...]:
+        return relevance_tokens(text, self.stop, self.stemmed)
+
+
+def _source_seqs(item: MemoryItem) -> tuple[int, ...]:
+    seqs = []
+    for ref in item.source_refs:
+        if ref.startswith("seq:") and ref[4:].isdigit():
+            seqs.append(int(ref[4:]))
+    return tuple(seqs)

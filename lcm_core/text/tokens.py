@@ -14,9 +14,9 @@ from lcm_core.store.models import MAX_EVENT_TEXT
 
 # Han (incl. extension A and compatibility), kana and Hangul: scripts written without
 # spaces, which we index as character bigrams.
-_CJK_CLASS: Final = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
-CJK_RE: Final = re.compile(f"[{_CJK_CLASS}]")
-_CJK_RUN_RE: Final = re.compile(f"[{_CJK_CLASS}]+")
+CJK_CLASS: Final = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
+CJK_RE: Final = re.compile(f"[{CJK_CLASS}]")
+CJK_RUN_RE: Final = re.compile(f"[{CJK_CLASS}]+")
 _LATIN_WORD_RE: Final = re.compile(r"[^\W_]+(?:[_\-.'][^\W_]+)*")
 _SURROGATE_RE: Final = re.compile("[\ud800-\udfff]")
 # Control characters other than tab and newline carry no meaning in stored text.
@@ -75,7 +75,7 @@ def tokenize(text: str, limit: int = MAX_QUERY_TOKENS) -> list[str]:
     # Walk the text once, alternating CJK runs and the Latin text between them, so
     # the tokens come out in reading order.
     position = 0
-    for run in _CJK_RUN_RE.finditer(normalized):
+    for run in CJK_RUN_RE.finditer(normalized):
         for word in _LATIN_WORD_RE.findall(normalized[position : run.start()]):
             if len(word) >= 2 and add(word):
                 return tokens

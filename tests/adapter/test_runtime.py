@@ -235,7 +235,8 @@ def test_the_same_block_is_not_repeated_within_a_turn(rt: MemoryRuntime) -> None
     """A tool loop re-assembles at every step; an identical block is shown once per turn."""
     rt.on_events(SID, conversation(sample_turns()))
     first = rt.pre_step(SID, ask("What is the budget?"), 5, 1)
-    again = rt.pre_step(SID, [], 5, 2)
+    # The loop's next step carries the same user message: the same query, the same block.
+    again = rt.pre_step(SID, ask("What is the budget?"), 5, 2)
     next_turn = rt.pre_step(SID, ask("What is the budget?"), 6, 1)
     assert first is not None and again is None and next_turn is not None
     log = rt.store.list_assembly_logs(SID)[1]

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from lcm_core.assembly.assemble import assemble
-from lcm_core.assembly.render import HEADER, SECTION_TITLES
+from lcm_core.assembly.render import HEADER, SECTION_TITLES, said_on
 from lcm_core.assembly.step import StepMessage
 from lcm_core.config import load_config
 from lcm_core.retrieval.rank import insufficient_statement
@@ -49,7 +49,7 @@ def test_facts_said_in_passing_are_quoted_as_raw_evidence(script: Any, store: Me
     assert "IGNORE PREVIOUS" not in result.text and insufficient_statement() not in result.text
     reasons = {r["ref"]: r for r in result.reasons if r["kind"] == "evidence"}
     assert set(reasons) == {"seq:1", "seq:4"} and reasons["seq:1"]["items"] == []
-    assert 0.5 <= reasons["seq:1"]["score"] < 1.0
+    assert reasons["seq:1"]["score"] > reasons["seq:4"]["score"] > 0
     # Raw turns are searched among the quotable types only; tool output is not one.
     assert "seq:5" not in {o.ref for o in result.omitted}
 
@@ -106,3 +106,28 @@ def test_the_same_state_gives_the_same_bytes(new_script: Any) -> None:
         chat(script)
         blocks.append(assemble(script.store, S, ask("Which tram did the kids like?")).text)
     assert blocks[0].encode() == blocks[1].encode() and blocks[0]
+
+
+def test_items_and_quoted_turns_show_the_date_they_were_said(
+    script: Any, store: MemoryStore
+) -> None:
+    """ "When did ...?" needs the day: each item shows its newest source's ISO date, each
+    quoted turn its own; a turn without a time shows none."""
+    script.user(1, "we adopted the cat Miso from the shelter", turn=1, time="2025-11-03T18:20:00Z")
+    script.user(2, "Miso got her vaccines today", turn=2, time="2026-01-15T09:00:00+08:00")
+    script.user(3, "Miso sleeps on the piano", turn=3)
+    item = script.item("we adopted the cat Miso; she got her vaccines", [1, 2])
+    result = assemble(store, S, ask("When did we adopt Miso, and when were her vaccines?"))
+    assert item.id in result.item_ids
+    assert "  来源: seq:1, seq:2；日期: 2026-01-15\n" in result.text  # the newest source
+    assert "- [ev seq:1] 用户消息 · 日期 2025-11-03 · 第 1 轮 · 支持" in result.text
+    assert "- [ev seq:2] 用户消息 · 日期 2026-01-15 · 第 2 轮 · 支持" in result.text
+    assert "- [ev seq:3] 用户消息 · 第 3 轮\n" in result.text
+
+
+def test_only_an_iso_time_gives_a_date() -> None:
+    """A host time that is not ISO is left out rather than shown wrong."""
+    assert said_on("2026-03-02T09:15:00+08:00") == "2026-03-02"
+    assert said_on("2026-03-02") == "2026-03-02"
+    assert said_on(None) is None and said_on("") is None
+    assert said_on("03/02/2026 9:15") is None and said_on("yesterday") is None

@@ -9,6 +9,7 @@ import pytest
 from lcm_core.config import load_config
 from lcm_core.retrieval.evidence import gather_evidence
 from lcm_core.retrieval.rank import (
+    FLOOR_RULE,
     RankedItem,
     expand,
     inspect_item,
@@ -44,49 +45,89 @@ def tool_result(session_id: str, seq: int, text: str) -> Event:
 
 
 def selected(*items: MemoryItem) -> list[RankedItem]:
-    """Items as the ranking would hand them to evidence: best first, scores above any raw turn."""
+    """Items as the ranking would hand them to evidence, best first, with made-up scores
+    (for tests that do not depend on where their sources fall among raw turns)."""
     return [RankedItem(item, 2.0 - index / 100, 0.0) for index, item in enumerate(items)]
 
 
 def test_score_follows_the_formula() -> None:
-    """kind weight + capped search score + exact boost, times evidence weight, x0.4 when linked."""
+    """relevance x bounded kind/evidence prior x exact boost, x0.8 when linked: no constant."""
     config = load_config()
     signals = query_signals("GPU quota for PROJ-7")
     item = make_item(S, "the GPU quota of PROJ-7 is small", kind="decision")
     ranked = score_item(item, 4.0, signals, config, anchor_seq=None)
     assert ranked.exact == ("GPU", "PROJ-7")
-    assert ranked.score == pytest.approx((1.0 + 0.4 + 0.5 * 2 / 3) * 1.0)
-    capped = score_item(item, 55.0, signals, config, anchor_seq=None)
-    assert capped.score == pytest.approx(1.0 + 1.0 + 0.5 * 2 / 3)
+    # decision 0.8 and user_explicit 1.0 average 0.9 of priorShare 0.1; two exact hits of three.
+    assert ranked.score == pytest.approx(4.0 * (1 + 0.1 * 0.9) * (1 + 0.5 * 2 / 3))
+    assert ranked.search_score == 4.0
+    # Relevance is the scale: twice as relevant, twice the score; nothing relevant, nothing.
+    assert score_item(item, 8.0, signals, config, None).score == pytest.approx(2 * ranked.score)
+    assert score_item(item, 0.0, signals, config, None).score == 0.0
     proposal = make_item(S, "maybe use GPU", kind="proposal", evidence_type="assistant_proposal")
-    assert score_item(proposal, 0.0, signals, config, None).score == pytest.approx(
-        (0.5 + 0.5 / 3) * 0.6
+    assert score_item(proposal, 2.0, signals, config, None).score == pytest.approx(
+        2.0 * (1 - 0.1) * (1 + 0.5 / 3)
     )
     linked = make_item(S, "old GPU value", superseded_by="mem_new", evidence_type="inferred")
-    assert score_item(linked, 0.0, signals, config, None).score == pytest.approx(
-        (0.95 + 0.5 / 3) * 0.4 * 0.4
+    ranked_linked = score_item(linked, 2.0, signals, config, None)
+    assert ranked_linked.superseded_link
+    assert ranked_linked.score == pytest.approx(
+        2.0 * (1 + 0.1 * (0.6 - 1.0) / 2) * (1 + 0.5 / 3) * (1 - 0.2)
     )
+
+
+def test_kind_and_evidence_move_a_score_by_at_most_prior_share() -> None:
+    """Every kind and evidence type stays within 1 +/- retrieval.priorShare of the relevance."""
+    config = load_config()
+    signals = query_signals("harbour")
+    scores = [
+        score_item(make_item(S, "harbour", kind=k, evidence_type=e), 3.0, signals, config, None)
+        for k in ("constraint", "decision", "fact", "preference", "open_question", "proposal")
+        for e in ("user_explicit", "artifact_verified", "skill", "assistant_proposal", "inferred")
+    ]
+    assert all(r.exact == () for r in scores)
+    assert min(r.score for r in scores) == pytest.approx(3.0 * 0.9)
+    assert max(r.score for r in scores) == pytest.approx(3.0 * 1.1)
+    wider = load_config({"retrieval": {"priorShare": 0.3}})
+    top = make_item(S, "harbour", kind="constraint")
+    assert score_item(top, 3.0, signals, wider, None).score == pytest.approx(3.0 * 1.3)
+    flat = load_config({"retrieval": {"ablate": ["priors"]}})
+    assert score_item(top, 3.0, signals, flat, None).score == pytest.approx(3.0)
+
+
+def test_a_rule_question_favours_rules_limits_and_likings() -> None:
+    """A question asking what one should or cannot do lifts constraints, not facts (intentBoost)."""
+    config = load_config()
+    signals = query_signals("what should we avoid on friday?")
+    rule = make_item(S, "never deploy on friday", kind="constraint")
+    fact = make_item(S, "we deployed on friday", kind="fact")
+    plain_rule = score_item(rule, 2.0, signals, config, None).score
+    assert score_item(rule, 2.0, signals, config, None, True).score == pytest.approx(
+        plain_rule * 1.5
+    )
+    plain_fact = score_item(fact, 2.0, signals, config, None).score
+    assert score_item(fact, 2.0, signals, config, None, True).score == pytest.approx(plain_fact)
 
 
 def test_recency_boost_applies_within_the_window() -> None:
-    """An item whose newest source is within 40 seqs of the checkpoint gains recencyBoost."""
+    """An item whose newest source is within 40 seqs of the checkpoint gains recencyBoost (5%)."""
     config = load_config()
     signals = query_signals("tram")
     near = make_item(S, "tram", source_refs=("seq:3", "seq:60"))
     far = make_item(S, "tram again", source_refs=("seq:19",))
-    assert score_item(near, 0, signals, config, anchor_seq=100).recent
-    assert not score_item(far, 0, signals, config, anchor_seq=100).recent
-    gain = (
-        score_item(near, 0, signals, config, 100).score
-        - score_item(near, 0, signals, config, 101).score
+    assert score_item(near, 2.0, signals, config, anchor_seq=100).recent
+    assert not score_item(far, 2.0, signals, config, anchor_seq=100).recent
+    ratio = (
+        score_item(near, 2.0, signals, config, 100).score
+        / score_item(near, 2.0, signals, config, 101).score
     )
-    assert gain == pytest.approx(0.1)
+    assert ratio == pytest.approx(1.05)
 
 
 def test_ranking_prefers_constraints_and_user_statements(store: MemoryStore, script: Any) -> None:
-    """With equal text relevance, a user constraint outranks a fact, which outranks a proposal."""
+    """With equal text relevance, a user constraint outranks a fact, which outranks a proposal;
+    the priors only break the tie: the proposal keeps most of its score and is still listed."""
     script.item("deploy window is friday", kind="fact")
-    script.item("deploy window never on friday", kind="constraint")
+    script.item("deploy window on friday", kind="constraint")
     script.item(
         "deploy window could be friday",
         kind="proposal",
@@ -94,10 +135,35 @@ def test_ranking_prefers_constraints_and_user_statements(store: MemoryStore, scr
     )
     ranking = rank_items(store, S, query_signals("when is the deploy window?"), load_config())
     kinds = [r.item.kind for r in ranking.selected]
-    assert kinds == ["constraint", "fact"]
+    assert kinds == ["constraint", "fact", "proposal"]
+    relevance = {r.search_score for r in ranking.selected}
+    assert len(relevance) == 1  # equal text relevance: the order is the priors'
+    constraint, _, proposal = ranking.selected
+    assert proposal.score / constraint.score == pytest.approx(0.9 / 1.1)
+    assert ranking.omitted == ()
+
+
+def test_items_under_the_relative_floor_are_omitted(store: MemoryStore, script: Any) -> None:
+    """An item far weaker than the best candidate falls under relativeMinScore x best."""
+    script.user(1, "the deploy window is friday after lunch")
+    script.user(2, "we had pasta with the team today")
+    script.user(3, "the window cleaner comes on monday morning")
+    script.item("deploy window is friday after lunch", [1], kind="fact")
+    weak = script.item("window cleaner comes on monday", [3], kind="fact")
+    question = query_signals("deploy window")
+    default = rank_items(store, S, question, load_config())
+    assert len(default.selected) == 2 and default.omitted == ()
+    best, second = default.selected
+    # One of the two terms, in a turn of the same length: well under 0.7 of the best relevance.
+    assert second.score < 0.7 * best.search_score
+    config = load_config({"retrieval": {"relativeMinScore": 0.7}})
+    ranking = rank_items(store, S, question, config)
+    assert [r.item.content for r in ranking.selected] == ["deploy window is friday after lunch"]
     (omitted,) = ranking.omitted
-    assert omitted.reason.startswith("score 0.")
-    assert omitted.reason.endswith(" is below retrieval.minScore 0.5")
+    assert omitted.ref == weak.id
+    assert omitted.reason == (
+        f"score {second.score:.3f} is below the floor {0.7 * best.search_score:.3f} ({FLOOR_RULE})"
+    )
 
 
 def test_only_active_items_are_candidates(store: MemoryStore, script: Any) -> None:
@@ -175,15 +241,20 @@ def _events(store: MemoryStore) -> None:
 
 
 def test_evidence_cites_sources_then_exact_matches(store: MemoryStore, script: Any) -> None:
-    """Sources of selected items come first, then other events matching a number exactly."""
+    """Sources of selected items and other turns matching a number exactly, on one scale:
+    the item's source (budget and 3000) before a turn holding only the number."""
     _events(store)
     item = script.item("Lisbon budget is 3000 EUR", [1])
-    found = gather_evidence(
-        store, S, selected(item), query_signals("is the budget 3000?"), load_config()
-    )
+    question = query_signals("is the budget 3000?")
+    config = load_config()
+    ranking = rank_items(store, S, question, config)
+    assert [r.item.id for r in ranking.selected] == [item.id]
+    found = gather_evidence(store, S, ranking.selected, question, config)
     assert [r.ref for r in found.rows] == ["seq:1", "seq:5"]
     assert found.rows[0].item_ids == (item.id,) and found.rows[0].matched == ("3000",)
-    assert found.rows[1].item_ids == ()
+    assert found.rows[0].score == ranking.selected[0].score
+    assert found.rows[1].item_ids == () and found.rows[1].matched == ("3000",)
+    assert found.rows[0].score > found.rows[1].score
     reasons = {o.ref: o.reason for o in found.omitted}
     assert (
         reasons["seq:3"] == "event type tool/result is not inline-quotable (assembly.evidenceTypes)"
@@ -216,9 +287,13 @@ def test_evidence_reads_archived_text_and_respects_the_limit(
     store.insert_events([user(S, seq, f"note {seq}: 4242") for seq in range(2, 8)])
     item = script.item("harbour plan", [1])
     config = load_config({"retrieval": {"evidenceLimit": 3}})
-    found = gather_evidence(store, S, selected(item), query_signals("4242"), config)
-    # Equal exact matches: the newer turn first.
-    assert [r.ref for r in found.rows] == ["seq:1", "seq:7", "seq:6"]
+    question = query_signals("harbour plan 4242")
+    ranking = rank_items(store, S, question, config)
+    assert [r.item.id for r in ranking.selected] == [item.id]
+    found = gather_evidence(store, S, ranking.selected, question, config)
+    # The item's source matches two rare terms; seq:2 follows it and takes its context; then
+    # equal exact matches, the newer turn first.
+    assert [r.ref for r in found.rows] == ["seq:1", "seq:2", "seq:7"]
     assert found.rows[0].text == long_text
     assert [o.reason for o in found.omitted] == ["beyond retrieval.evidenceLimit 3"] * 4
 

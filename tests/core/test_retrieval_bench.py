@@ -111,15 +111,19 @@ def test_table_has_every_column_and_lines_up() -> None:
     assert report["overall"]["baseline@10"] > 0
 
 
-def test_merged_ranking_is_items_then_raw_turns_by_score(store: Any) -> None:
-    """The harness's pipeline list: an item beats a raw turn of the same text; raw turns follow."""
+def test_merged_ranking_is_one_list_by_score(store: Any) -> None:
+    """The harness's pipeline list: items and raw turns on one scale, best first; an item
+    stands for the turn it cites, so that turn is not listed again as a raw turn."""
     conv = parse_line(json.dumps(CONV))
     ingest(store, conv, load_config(), every_user_turn)
     found = retrieve(store, "c1", query_signals("dentist appointment and the Lisbon tram"), DEEP)
     merged = found.merged()
-    assert [seqs for _, _, seqs in merged] == [(0,), (3,)]
-    assert merged[0][0].startswith("mem_") and merged[1][0] == "seq:3"
-    assert merged[0][1] > merged[1][1]
+    # The dentist turn matches two terms found nowhere else; the Lisbon item two terms that
+    # the assistant's reply shares, so they weigh less.
+    assert [seqs for _, _, seqs in merged] == [(3,), (0,)]
+    assert merged[0][0] == "seq:3" and merged[1][0].startswith("mem_")
+    assert merged[0][1] > merged[1][1] > 0
+    assert "seq:0" not in {ref for ref, _, _ in merged}
 
 
 def test_a_malformed_line_names_its_number(tmp_path: Path) -> None:

@@ -9,8 +9,11 @@ import pytest
 
 from lcm_core.config import load_config
 from lcm_core.retrieval.evidence import gather_evidence, retrieve
+from lcm_core.retrieval.rank import FLOOR_RULE, default_pool, score_item
+from lcm_core.retrieval.retriever import TURN_POOL
 from lcm_core.store.models import Event, EventHit
 from lcm_core.store.ports import MemoryStore
+from lcm_core.testing.builders import make_item
 from lcm_core.text.query import query_signals
 
 S = "sess"
@@ -52,53 +55,69 @@ class CountingStore:
 def test_a_fact_said_in_passing_is_quoted_with_a_score_on_the_items_scale(
     store: MemoryStore, script: Any
 ) -> None:
-    """fact weight + capped search + exact boost, times rawEvidenceWeight, plus recency."""
+    """A raw turn's score is its pool relevance times the exact and recency factors: the
+    scale items are scored on, where an item of the same relevance differs only by its prior."""
     said(script, 1, "we drove to Lisbon last weekend, the kids loved the tram")
     said(script, 2, "the weather has been grey all week")
-    found = retrieve(store, S, query_signals("Did the kids like the Lisbon tram?"), load_config())
+    question = query_signals("Did the kids like the Lisbon tram?")
+    config = load_config()
+    found = retrieve(store, S, question, config)
     assert found.ranking.selected == ()
     (row,) = found.evidence.rows
     assert row.ref == "seq:1" and row.raw and row.recent
-    assert row.search_score >= 3  # kids, lisbon, tram
-    expected = (0.95 + min(row.search_score, 10) / 10) * 0.6 + 0.1
-    assert row.score == pytest.approx(expected)
+    pool = default_pool(store, S, question, config)
+    assert set(pool.turns) == {1}  # the weather turn shares no term with the question
+    assert row.search_score == pytest.approx(pool.turns[1].relevance) and row.search_score > 0
+    assert row.score == pytest.approx(row.search_score * 1.05)  # recent: recencyBoost 0.05
     assert found.merged() == [("seq:1", row.score, (1,))]
-    heavier = retrieve(
-        store,
-        S,
-        query_signals("Did the kids like the Lisbon tram?"),
-        load_config({"retrieval": {"rawEvidenceWeight": 1.0}}),
-    )
-    assert heavier.evidence.rows[0].score == pytest.approx(
-        0.95 + min(row.search_score, 10) / 10 + 0.1
-    )
+    fact = make_item(S, "we drove to Lisbon, the kids loved the tram", source_refs=("seq:1",))
+    as_item = score_item(fact, row.search_score, question, config, anchor_seq=2)
+    assert as_item.score == pytest.approx(row.score * (1 + 0.1 * (0.6 + 1.0) / 2))
+    no_recency = load_config({"retrieval": {"recencyBoost": 0}})
+    plain = retrieve(store, S, question, no_recency).evidence.rows[0]
+    assert plain.score == pytest.approx(row.search_score)
 
 
 def test_an_item_that_cites_a_turn_stands_for_it(store: MemoryStore, script: Any) -> None:
-    """The cited turn is quoted once, as the item's source; the merged list holds the item."""
+    """The cited turn is quoted once, as the item's source, and the item carries the turn's
+    relevance; the merged list holds the item, not the turn."""
     said(script, 1, "our Lisbon budget is 3000 euros")
     said(script, 2, "the Lisbon hotel has a rooftop pool")
     item = script.item("the Lisbon budget is 3000 euros", [1], kind="constraint")
-    found = retrieve(store, S, query_signals("What about Lisbon?"), load_config())
-    assert [(r.ref, r.item_ids) for r in found.evidence.rows] == [
+    question = query_signals("What about Lisbon?")
+    found = retrieve(store, S, question, load_config())
+    assert sorted((r.ref, r.item_ids) for r in found.evidence.rows) == [
         ("seq:1", (item.id,)),
         ("seq:2", ()),
     ]
-    assert [ref for ref, _, _ in found.merged()] == [item.id, "seq:2"]
+    assert sorted(ref for ref, _, _ in found.merged()) == sorted([item.id, "seq:2"])
+    (ranked,) = found.ranking.selected
+    pool = default_pool(store, S, question, load_config())
+    assert ranked.search_score >= pool.turns[1].relevance > 0
+    cited = next(r for r in found.evidence.rows if r.item_ids)
+    assert cited.score == ranked.score
 
 
 def test_a_raw_turn_matching_much_more_outranks_a_weak_item(
     store: MemoryStore, script: Any
 ) -> None:
-    """Scores are on one scale: an unconfirmed proposal can fall below a strongly matching turn."""
+    """Scores are on one scale: an unconfirmed proposal falls below a strongly matching turn,
+    and with the default relative floor it is left out altogether."""
     said(script, 1, "maybe a tram tour")
     said(script, 2, "the kids loved the Lisbon tram ride to Belem and the pastel de nata")
     weak = script.item(
         "maybe a tram tour", [1], kind="proposal", evidence_type="assistant_proposal"
     )
-    question = "kids Lisbon tram ride Belem pastel nata"
-    found = retrieve(store, S, query_signals(question), load_config({"retrieval": {"minScore": 0}}))
+    question = query_signals("kids Lisbon tram ride Belem pastel nata")
+    no_floor = load_config({"retrieval": {"minScore": 0, "relativeMinScore": 0}})
+    found = retrieve(store, S, question, no_floor)
     assert [ref for ref, _, _ in found.merged()] == ["seq:2", weak.id]
+    top, low = (score for _, score, _ in found.merged())
+    assert low < 0.3 * top
+    floored = retrieve(store, S, question, load_config({"retrieval": {"minScore": 0}}))
+    assert floored.ranking.selected == ()
+    reasons = {o.ref: o.reason for o in floored.ranking.omitted}
+    assert reasons[weak.id].endswith(f"({FLOOR_RULE})")
 
 
 def test_generated_text_and_tool_output_are_not_quoted_by_default(
@@ -150,15 +169,26 @@ def test_old_and_disputed_values_are_not_quoted_as_current(store: MemoryStore, s
 
 
 def test_weak_raw_turns_fall_under_min_score(store: MemoryStore, script: Any) -> None:
-    """With a low rawEvidenceWeight a one-word match no longer passes retrieval.minScore."""
+    """A turn under retrieval.minScore, or far under the best candidate, is not quoted."""
     said(script, 1, "the garden needs water")
     question = query_signals("garden plans?")
-    assert [r.ref for r in gather_evidence(store, S, [], question, load_config()).rows] == ["seq:1"]
-    low = load_config({"retrieval": {"rawEvidenceWeight": 0.3}})
-    found = gather_evidence(store, S, [], question, low)
+    found = gather_evidence(store, S, [], question, load_config())
+    assert [r.ref for r in found.rows] == ["seq:1"]
+    high = load_config({"retrieval": {"minScore": found.rows[0].score + 0.01}})
+    found = gather_evidence(store, S, [], question, high)
     assert found.rows == ()
     (omission,) = found.omitted
-    assert omission.reason.endswith("is below retrieval.minScore 0.5")
+    assert omission.reason.endswith(f"({FLOOR_RULE})")
+    # One shared word among many the question asks about: under 0.2 of the best turn.
+    said(script, 2, "we drew the garden plans: vegetable beds, greenhouse, compost heap, trellis")
+    said(script, 3, "nice weather today")
+    said(script, 4, "the garden gate squeaks")
+    asked = query_signals("garden plans with vegetable beds, greenhouse, compost heap, trellis?")
+    found = gather_evidence(store, S, [], asked, load_config())
+    assert [r.ref for r in found.rows] == ["seq:2"]
+    reasons = {o.ref: o.reason for o in found.omitted}
+    assert set(reasons) == {"seq:1", "seq:4"}
+    assert all(r.endswith(f"({FLOOR_RULE})") for r in reasons.values())
 
 
 def test_a_message_of_the_current_turn_is_not_history(store: MemoryStore, script: Any) -> None:
@@ -173,16 +203,21 @@ def test_a_message_of_the_current_turn_is_not_history(store: MemoryStore, script
     )
 
 
-def test_one_raw_search_per_query_with_the_search_terms(store: MemoryStore, script: Any) -> None:
-    """Cheap pre-steps: one raw search over user messages, limit evidenceLimit * 3."""
+def test_one_pool_search_per_query_with_the_relevance_terms(
+    store: MemoryStore, script: Any
+) -> None:
+    """Cheap pre-steps: one pool search over the quotable types with the query's stems and
+    their bridged translations, limit TURN_POOL; an exact number adds one search of its own."""
     said(script, 1, "we booked the cabin by the lake")
     counting = CountingStore(store)
     retrieve(counting, S, query_signals("which cabin did we book?"), load_config())  # type: ignore[arg-type]
-    assert counting.searches == [(("cabin", "book"), ("user/message",), 36)]
+    assert counting.searches == [(("cabin", "book", "书籍"), ("user/message",), TURN_POOL)]
     counting.searches.clear()
     retrieve(counting, S, query_signals("is the cabin 120 euros?"), load_config())  # type: ignore[arg-type]
-    raw = [s for s in counting.searches if s[1] == ("user/message",)]
-    assert len(raw) == 1 and raw[0][2] == 36 and "cabin" in raw[0][0]
+    pooled = [s for s in counting.searches if s[2] == TURN_POOL]
+    assert len(pooled) == 1 and pooled[0][1] == ("user/message",)
+    assert {"cabin", "120", "euro"} <= set(pooled[0][0])
+    assert len(counting.searches) == 2  # the pool, and the exact match of 120
 
 
 def test_chinese_and_mixed_raw_turns(store: MemoryStore, script: Any) -> None:
@@ -204,3 +239,20 @@ def test_the_same_state_retrieves_the_same_rows(store: MemoryStore, script: Any)
     first = retrieve(store, S, question, load_config())
     assert [r.ref for r in first.evidence.rows][:3] == ["seq:8", "seq:7", "seq:6"]
     assert retrieve(store, S, question, load_config()) == first
+
+
+def test_the_questions_own_turn_does_not_set_the_floor(store: MemoryStore, script: Any) -> None:
+    """The stored question matches itself best of all; it is not quoted, so the relative
+    floor is taken from the candidates that may be quoted, and the answering turn stays."""
+    said(script, 1, "the S3 uploader should retry three times", turn=1)
+    question_text = "Write the S3 uploader with retries. Which port, batch size and budget cap?"
+    said(script, 2, question_text, turn=2)
+    question = query_signals(question_text)
+    config = load_config({"retrieval": {"relativeMinScore": 0.5}})
+    pool = default_pool(store, S, question, config)
+    assert 0.5 * pool.turns[2].relevance > pool.turns[1].relevance  # it would floor seq:1
+    found = retrieve(store, S, question, config, current_turn=2)
+    assert [r.ref for r in found.evidence.rows] == ["seq:1"]
+    assert {o.ref: o.reason for o in found.evidence.omitted}["seq:2"] == (
+        "a message of the current turn: this step's input, not history"
+    )

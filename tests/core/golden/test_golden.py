@@ -362,10 +362,12 @@ def rules_and_proposals(s: Any) -> list[Step]:
 
 @scenario
 def chatty_facts_in_passing(s: Any) -> list[Step]:
-    """Facts said in passing, with no item, are quoted as raw turns after the memory items.
+    """Facts said in passing, with no item, are quoted as raw turns, on one scale with the
+    memory items' sources.
 
     The superseded price's turn, a plugin's message and tool output match the question
-    too; none of them is quoted as a current fact.
+    too; none of them is quoted as a current fact. Maya's line shares only the place and
+    "still" with the question and falls under the relative floor.
     """
     s.user(1, "we drove to Sintra last weekend, the kids loved the Pena palace", turn=1)
     s.assistant(2, "Pena palace is gorgeous!", turn=1)
@@ -393,7 +395,8 @@ def chatty_facts_in_passing(s: Any) -> list[Step]:
 
 @scenario
 def chatty_chinese_in_passing(s: Any) -> list[Step]:
-    """A Chinese chat: the constraint item first, then the raw turn that answers the question."""
+    """A Chinese chat: the constraint item, and the raw turn that answers the question quoted
+    before the constraint's source, which shares only 周末 with it."""
     s.user(1, "上周末我们去了杭州西湖，孩子们特别喜欢划船", turn=1)
     s.assistant(2, "听起来很开心！", turn=1)
     s.user(3, "约束：周末不安排工作会议", turn=2)
@@ -506,6 +509,39 @@ def validation_repair_reminder(s: Any) -> list[Step]:
         ("after the second violation", second, Beside(second_reminder, second_logs)),
         ("after the third violation: attempts used up", third, Beside(third_reminder, third_logs)),
     ]
+
+
+@scenario
+def english_question_chinese_constraint(s: Any) -> list[Step]:
+    """An English question about a limit stated in Chinese: the bridge (budget/预算) brings
+    the constraint and its source turn into the block."""
+    s.user(1, "这个项目的预算不超过3000元（含税）", turn=1, time="2026-03-02T09:15:00+08:00")
+    s.assistant(2, "好的，记下了。", turn=1, time="2026-03-02T09:15:20+08:00")
+    s.user(3, "the staging server runs Ubuntu 24.04", turn=2, time="2026-03-03T10:00:00+08:00")
+    item = s.item(
+        "预算不超过3000元（含税）",
+        [1],
+        kind="constraint",
+        numbers=({"raw": "3000元", "value": 3000, "unit": "CNY"},),
+        conditions=("含税",),
+    )
+    s.user(4, "let's keep today's meeting short", turn=3, time="2026-03-04T08:30:00+08:00")
+    result = assemble(s.store, s.session_id, [say("what is our budget?")], turn=4)
+    assert item.id in result.item_ids and "seq:1" in result.evidence_refs
+    return [("pre-step", result)]
+
+
+@scenario
+def chinese_question_english_constraint(s: Any) -> list[Step]:
+    """A Chinese question about a rule stated in English: the bridge (端口/port) brings the
+    constraint and its source turn into the block."""
+    s.user(1, "the API must listen on port 8080, never on 80", turn=1)
+    s.assistant(2, "Understood, 8080 it is.", turn=1)
+    item = s.item("the API must listen on port 8080, never on 80", [1], kind="constraint")
+    s.user(3, "午饭吃了面条，下午继续写测试", turn=2)
+    result = assemble(s.store, s.session_id, [say("服务的端口是多少？")], turn=3)
+    assert item.id in result.item_ids and "seq:1" in result.evidence_refs
+    return [("pre-step", result)]
 
 
 # --- the test ------------------------------------------------------------------------------

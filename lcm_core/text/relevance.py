@@ -1,0 +1,187 @@
+"""Lexical relevance on one scale for memory items and raw turns: BM25 the way IR does it.
+
+A text becomes relevance tokens: English words less stop words and clitics (`Anna's` ->
+`anna`), Snowball-stemmed (`painted` -> `paint`), so a Latin word matches words, never
+a substring of another word (`port` does not match `export`); words holding digits stay
+whole (`8080`, `v2`); CJK runs become character bigrams less the ones that are grammar.
+A query's tokens, plus weighted translations from the English-Chinese bridge, are scored
+against candidate texts with Okapi BM25 whose idf is the classic
+`ln((N - n + 0.5) / (n + 0.5))` over the session's turns (floored at `IDF_FLOOR`): a
+term in half the turns, such as a speaker's name that begins each line, weighs close to
+nothing by construction.
+
+The store serves candidates by substring (`filter_terms`: a stem whose last letter the
+stemmer may have rewritten is cut back, so `studi` is searched as `stud`); the score is
+always computed here, so every backend ranks alike.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+import snowballstemmer  # type: ignore[import-untyped]
+
+from lcm_core.text.languages import en, zh
+from lcm_core.text.languages.bridge import translations
+from lcm_core.text.tokens import CJK_RUN_RE, normalize_text
+
+_WORD_RE: Final = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
+_STEMMER: Final = snowballstemmer.stemmer("english")
+# Okapi BM25's usual constants.
+K1: Final = 1.2
+B: Final = 0.75
+# The least idf a matched term keeps, so tiny sessions still rank what they hold.
+IDF_FLOOR: Final = 0.05
+# A scope is taken to hold at least this many rows when idf is computed: in a session of a
+# few turns every matched term still counts, while a term in half of a long session's
+# turns (a speaker's name) still weighs nearly nothing.
+MIN_SCOPE_ROWS: Final = 100
+# Weight of a query term that comes from the bridge, not from the user's words.
+BRIDGE_WEIGHT: Final = 0.6
+
+
+@functools.lru_cache(maxsize=65_536)
+def stem(word: str) -> str:
+    """The Snowball (Porter2) stem of a lower-case English word."""
+    return str(_STEMMER.stemWord(word))
+
+
+def _word_token(word: str, stop: bool = True, stemmed: bool = True) -> str | None:
+    """One Latin word as a relevance token, or None for a stop word or a single letter."""
+    word = word.replace("’", "'")
+    for clitic in en.CLITICS:
+        if word.endswith(clitic) and len(word) > len(clitic):
+            word = word[: -len(clitic)]
+            break
+    word = word.strip("'")
+    if len(word) < 2 or (stop and word in en.STOP_WORDS):
+        return None
+    if stemmed and word.isascii() and word.isalpha():
+        return stem(word)
+    return word
+
+
+@functools.lru_cache(maxsize=50_000)
+def relevance_tokens(text: str, stop: bool = True, stemmed: bool = True) -> tuple[str, ...]:
+    """The text's relevance tokens in reading order, repeats kept (they are term frequency).
+
+    `stop` and `stemmed` switch stop-word removal and stemming (on by default; off only
+    for ablations). Cached: a long-lived sidecar scores the same turns step after step.
+    """
+    folded = normalize_text(text).casefold().replace("’", "'")
+    tokens: list[str] = []
+    position = 0
+
+    def latin(part: str) -> None:
+        for word in _WORD_RE.findall(part):
+            token = _word_token(word, stop, stemmed)
+            if token is not None:
+                tokens.append(token)
+
+    for run in CJK_RUN_RE.finditer(folded):
+        latin(folded[position : run.start()])
+        chars = run.group()
+        grams = [chars] if len(chars) == 1 else [chars[i : i + 2] for i in range(len(chars) - 1)]
+        tokens.extend(g for g in grams if not (stop and zh.is_stop_bigram(g)))
+        position = run.end()
+    latin(folded[position:])
+    return tuple(tokens)
+
+
+def filter_term(token: str) -> str:
+    """The substring a store searches for a token: a stem ending in `i` loses it (y/ies)."""
+    if token.isascii() and token.isalpha() and token.endswith("i") and len(token) > 3:
+        return token[:-1]
+    return token
+
+
+@dataclass(frozen=True, slots=True)
+class QueryTerms:
+    """A query's relevance tokens with their weights (1.0 own words, less for bridged ones)."""
+
+    weights: Mapping[str, float] = field(default_factory=dict)
+
+    @property
+    def empty(self) -> bool:
+        return not self.weights
+
+    def filters(self) -> tuple[str, ...]:
+        """Distinct substrings a store should search for, in the query's order."""
+        return tuple(dict.fromkeys(filter_term(t) for t in self.weights))
+
+
+def query_terms(
+    text: str, *, bridge: bool = True, stop: bool = True, stemmed: bool = True
+) -> QueryTerms:
+    """The weighted relevance tokens of a query; `bridge` adds translations at lower weight."""
+    tokens = relevance_tokens(text, stop, stemmed)
+    weights: dict[str, float] = dict.fromkeys(tokens, 1.0)
+    if bridge:
+        for translated in translations(text, relevance_tokens(text)):
+            for token in relevance_tokens(translated, stop, stemmed):
+                weights.setdefault(token, BRIDGE_WEIGHT)
+    return QueryTerms(weights)
+
+
+@dataclass(frozen=True, slots=True)
+class Corpus:
+    """What BM25 needs to know of the searched scope: its size and each term's frequency."""
+
+    rows: int
+    document_frequency: Mapping[str, int]
+    average_length: float
+
+    def idf(self, token: str) -> float:
+        having = self.document_frequency.get(token, 0)
+        rows = max(self.rows, MIN_SCOPE_ROWS, having)
+        return max(IDF_FLOOR, math.log((rows - having + 0.5) / (having + 0.5)))
+
+
+def corpus_of(token_lists: Iterable[Sequence[str]], rows: int, terms: QueryTerms) -> Corpus:
+    """Document frequencies of the query's terms among the given texts, in a scope of `rows`."""
+    wanted = set(terms.weights)
+    frequency: Counter[str] = Counter()
+    lengths = 0
+    count = 0
+    for tokens in token_lists:
+        count += 1
+        lengths += len(tokens)
+        frequency.update(wanted.intersection(tokens))
+    average = lengths / count if count else 1.0
+    return Corpus(max(rows, count), dict(frequency), max(average, 1.0))
+
+
+def bm25(tokens: Sequence[str], terms: QueryTerms, corpus: Corpus) -> float:
+    """Okapi BM25 of one text's tokens for the weighted query terms."""
+    if not tokens or terms.empty:
+        return 0.0
+    counts = Counter(t for t in tokens if t in terms.weights)
+    if not counts:
+        return 0.0
+    norm = K1 * (1.0 - B + B * len(tokens) / corpus.average_length)
+    return sum(
+        terms.weights[t] * corpus.idf(t) * tf * (K1 + 1.0) / (tf + norm) for t, tf in counts.items()
+    )
+
+
+def saturation(count: int) -> float:
+    """BM25's term-frequency curve without length: how much `count` occurrences weigh."""
+    return count * (K1 + 1.0) / (count + K1)
+
+
+# Item kinds a question about a rule, limit or liking is asking for.
+NORM_KINDS: Final = frozenset({"preference", "constraint", "decision"})
+
+
+def asks_for_norm(text: str) -> bool:
+    """True when a question asks about a rule, limit or liking (`should`, `can`, 应该, 不能...)."""
+    folded = normalize_text(text).casefold().replace("’", "'")
+    if any(cue in folded for cue in zh.NORM_CUES):
+        return True
+    return any(word in en.NORM_CUES for word in _WORD_RE.findall(folded))

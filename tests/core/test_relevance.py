@@ -1,0 +1,191 @@
+"""Lexical relevance: words not substrings, stems, stop words, idf, CJK bigrams, the bridge,
+and the Retriever seam, checked through the tokens and through retrieval over a store."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from lcm_core.config import Config, load_config
+from lcm_core.retrieval.evidence import retrieve
+from lcm_core.retrieval.rank import default_pool, rank_items
+from lcm_core.retrieval.retriever import Pool, ScoredTurn
+from lcm_core.store.ports import MemoryStore
+from lcm_core.text.query import query_signals
+from lcm_core.text.relevance import (
+    IDF_FLOOR,
+    bm25,
+    corpus_of,
+    query_terms,
+    relevance_tokens,
+)
+
+S = "sess"
+
+
+@pytest.fixture
+def store(script: Any) -> MemoryStore:
+    return script.store
+
+
+def turn_scores(store: MemoryStore, question: str) -> dict[int, float]:
+    """seq -> relevance of every raw turn the default pool holds for the question."""
+    pool = default_pool(store, S, query_signals(question), load_config())
+    return {seq: turn.relevance for seq, turn in pool.turns.items()}
+
+
+def test_a_possessive_matches_the_name(store: MemoryStore, script: Any) -> None:
+    """`Anna's` and `Anna’s` are the token `anna`; a question with the possessive finds the name."""
+    assert relevance_tokens("Anna's") == relevance_tokens("Anna’s") == ("anna",)
+    script.user(1, "Anna turned nine on Saturday")
+    script.user(2, "the bakery was closed")
+    found = retrieve(store, S, query_signals("How old is Anna's daughter now?"), load_config())
+    assert [r.ref for r in found.evidence.rows] == ["seq:1"]
+
+
+def test_inflections_share_a_stem(store: MemoryStore, script: Any) -> None:
+    """`painted`, `painting` and `paints` match `paint`, in both directions."""
+    assert relevance_tokens("painted painting paints paint") == ("paint",) * 4
+    script.user(1, "Mel painted a sunset over the lake last week")
+    script.user(2, "we walked to the market")
+    assert set(turn_scores(store, "What does Mel like to paint?")) == {1}
+    script.user(3, "I paint mostly in watercolour")
+    assert set(turn_scores(store, "who painted something?")) == {1, 3}
+
+
+def test_a_latin_word_matches_words_not_substrings(store: MemoryStore, script: Any) -> None:
+    """`port` scores the line about the port, not one about `export`: item or raw turn."""
+    script.user(1, "export the invoices to parquet every night")
+    script.user(2, "the api listens on port 8080")
+    export = script.item("export the invoices to parquet every night", [1])
+    port = script.item("the api listens on port 8080", [2], kind="decision")
+    pool = default_pool(store, S, query_signals("port"), load_config())
+    # The store serves `export` by substring; the relevance of it is nothing.
+    assert dict((item.id, score) for item, score in pool.items)[export.id] == 0.0
+    assert pool.turns[1].relevance == 0.0 and pool.turns[2].relevance > 0.0
+    ranking = rank_items(store, S, query_signals("port"), load_config())
+    assert [r.item.id for r in ranking.selected] == [port.id]
+    assert export.id in {o.ref for o in ranking.omitted}
+    found = retrieve(store, S, query_signals("port"), load_config())
+    assert [r.ref for r in found.evidence.rows] == ["seq:2"]
+
+
+def test_a_term_in_most_turns_weighs_close_to_nothing(store: MemoryStore, script: Any) -> None:
+    """A speaker's name that begins every turn has the floor idf; the topic word decides."""
+    topics = ["kayak", "garden", "bakery", "tram", "concert", "printer"]
+    for seq in range(1, 122):
+        script.user(seq, f"Anna: today was about the {topics[seq % len(topics)]} {seq}")
+    script.user(122, "Anna: Anna says Anna is tired, Anna")
+    texts = [relevance_tokens(e.text) for e in store.list_events(S)]
+    corpus = corpus_of(texts, len(texts), query_terms("Anna kayak"))
+    assert corpus.idf("anna") == IDF_FLOOR
+    assert corpus.idf("kayak") > 30 * corpus.idf("anna")  # kayak is in one turn in six
+    found = retrieve(store, S, query_signals("What did Anna say about the kayak?"), load_config())
+    refs = [r.ref for r in found.evidence.rows]
+    kayak = {f"seq:{seq}" for seq in range(1, 122) if seq % len(topics) == 0}
+    # The kayak turns first; after them only turns that follow one (their context).
+    assert set(refs[: len(kayak)]) == kayak
+    assert all(int(ref[4:]) % len(topics) == 1 for ref in refs[len(kayak) :])
+    # The name alone, even four times, is under the floor.
+    assert "seq:122" in {o.ref for o in found.evidence.omitted}
+
+
+def test_cjk_bigrams_score(store: MemoryStore, script: Any) -> None:
+    """A CJK run is its character bigrams; a two-character word of the question scores."""
+    assert relevance_tokens("西湖划船") == ("西湖", "湖划", "划船")
+    terms = query_terms("划船")
+    tokens = relevance_tokens("孩子们特别喜欢在西湖划船")
+    assert bm25(tokens, terms, corpus_of([tokens], 1, terms)) > 0
+    script.user(1, "孩子们特别喜欢在西湖划船")
+    script.user(2, "今天下雨了")
+    assert set(turn_scores(store, "划船好玩吗？")) == {1}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["what did we say to them?", "is it the one that was there", "我们的是了吗", "这个那个就是也"],
+)
+def test_stop_words_do_not_score(text: str) -> None:
+    """English and Chinese function words are no terms: they neither query nor match."""
+    assert query_terms(text).empty
+    own_words = query_terms("kayak " + text, bridge=False)
+    assert dict(own_words.weights) == {"kayak": 1.0}
+    assert relevance_tokens(text) == ()
+
+
+def test_a_turn_of_stop_words_matches_nothing(store: MemoryStore, script: Any) -> None:
+    """Filler shares no term with a question made of filler: nothing to quote."""
+    script.user(1, "what did we say to them, was it the one?")
+    script.user(2, "我们的是了吗")
+    found = retrieve(store, S, query_signals("What did we say? 我们的是什么？"), load_config())
+    assert found.evidence.rows == () and found.ranking.selected == ()
+
+
+def test_an_english_question_finds_a_chinese_constraint(store: MemoryStore, script: Any) -> None:
+    """The bridge adds `预算` to "budget": the Chinese constraint is selected with its source."""
+    script.user(1, "预算不超过3000元（含税）")
+    script.user(2, "we should meet on Tuesday")
+    item = script.item("预算不超过3000元（含税）", [1], kind="constraint")
+    found = retrieve(store, S, query_signals("what is our budget?"), load_config())
+    assert [r.item.id for r in found.ranking.selected] == [item.id]
+    assert [r.ref for r in found.evidence.rows] == ["seq:1"]
+    unbridged = load_config({"retrieval": {"ablate": ["bridge"]}})
+    assert (
+        retrieve(store, S, query_signals("what is our budget?"), unbridged).ranking.selected == ()
+    )
+
+
+def test_a_chinese_question_finds_an_english_line(store: MemoryStore, script: Any) -> None:
+    """The bridge adds `port` to 端口: "端口是多少？" finds "use port 8080"."""
+    script.user(1, "use port 8080 for the api")
+    script.user(2, "lunch was good")
+    item = script.item("use port 8080 for the api", [1], kind="decision")
+    found = retrieve(store, S, query_signals("端口是多少？"), load_config())
+    assert [r.item.id for r in found.ranking.selected] == [item.id]
+    assert [r.ref for r in found.evidence.rows] == ["seq:1"]
+
+
+class FixedRetriever:
+    """A stand-in retriever: whatever the query, these candidates at these relevances."""
+
+    def __init__(self, pool: Pool) -> None:
+        self.fixed = pool
+        self.calls: list[tuple[str, tuple[str, ...] | None]] = []
+
+    def pool(
+        self,
+        store: MemoryStore,
+        session_id: str,
+        text: str,
+        config: Config,
+        turn_types: Sequence[str] | None,
+    ) -> Pool:
+        self.calls.append((text, None if turn_types is None else tuple(turn_types)))
+        return self.fixed
+
+
+def test_a_plugged_in_retriever_decides_the_candidates(store: MemoryStore, script: Any) -> None:
+    """Through the seam, candidates sharing no word with the question are ranked and quoted,
+    and the lexical favourite is not even considered: ranking follows the pool it is given."""
+    script.user(1, "the kayak rental closes at six")
+    script.user(2, "grandma's recipe uses a lot of cardamom")
+    script.user(3, "the spice cake is for Sunday")
+    lexical = script.item("the kayak rental closes at six", [1])
+    spice = script.item("grandma's recipe uses a lot of cardamom", [2])
+    events = {e.seq: e for e in store.list_events(S)}
+    question = query_signals("when does the kayak rental close?")
+    fixed = Pool(
+        query_terms(question.text),
+        items=((spice, 5.0),),
+        turns={3: ScoredTurn(events[3], 4.0, 4.0)},
+    )
+    retriever = FixedRetriever(fixed)
+    found = retrieve(store, S, question, load_config(), retriever=retriever)
+    assert retriever.calls == [(question.text, ("user/message",))]
+    assert [r.item.id for r in found.ranking.selected] == [spice.id]
+    assert [r.ref for r in found.evidence.rows] == ["seq:2", "seq:3"]
+    assert found.evidence.rows[1].search_score == 4.0
+    default = retrieve(store, S, question, load_config())
+    assert [r.item.id for r in default.ranking.selected] == [lexical.id]
