@@ -12,7 +12,7 @@ from lcm_core.ports import MemoryStore
 
 ENTRY_POINT_GROUP: Final = "lcm.stores"
 # Which extra brings the backend for a scheme, for the install hint.
-_EXTRAS: Final = {"duckdb": "duckdb"}
+_EXTRAS: Final = {"duckdb": "duckdb", "postgresql": "postgres", "postgres": "postgres"}
 _DISTRIBUTION: Final = "long-conversation-memory"
 
 
