@@ -119,7 +119,6 @@ V2: Final = (
 )
 
 
-
 def _binary_text(statements: tuple[str, ...]) -> tuple[str, ...]:
     """Every text column in byte order (COLLATE "C"), as SQLite and Python sort strings,
     so ORDER BY gives the same order on every backend whatever the server's locale."""

@@ -120,8 +120,7 @@ def _scope_rows(raw: psycopg.Connection[dict[str, Any]], table: str, session_id:
         row = raw.execute(sql, (SCOPE_COUNT_MAX,)).fetchone()
     else:
         sql = (
-            f"SELECT count(*) AS n FROM (SELECT 1 FROM {table} WHERE session_id = %s "
-            "LIMIT %s) AS s"
+            f"SELECT count(*) AS n FROM (SELECT 1 FROM {table} WHERE session_id = %s LIMIT %s) AS s"
         )
         row = raw.execute(sql, (session_id, SCOPE_COUNT_MAX)).fetchone()
     return int(row["n"]) if row else 0

@@ -31,10 +31,25 @@ from lcm_store_postgres.tenants import create_tenant, server_report
 
 # One INSERT of many events: each column travels as one array, so a batch of any size is
 # one statement and one round trip, and `rowcount` counts exactly the new rows.
-_EVENT_TYPES = (
-    "text, bigint, text, text, bigint, bigint, text, text, text, text, text, text, text, "
-    "text, bigint, text, text"
-).split(", ")
+_EVENT_TYPES = [
+    "text",
+    "bigint",
+    "text",
+    "text",
+    "bigint",
+    "bigint",
+    "text",
+    "text",
+    "text",
+    "text",
+    "text",
+    "text",
+    "text",
+    "text",
+    "bigint",
+    "text",
+    "text",
+]
 _INSERT_EVENTS = (
     f"INSERT INTO events ({rows.EVENT_COLUMNS}, folded) SELECT * FROM unnest("
     + ", ".join(f"%s::{kind}[]" for kind in _EVENT_TYPES)
@@ -173,7 +188,14 @@ class PostgresMemoryStore(RecordsMixin, AdminMixin):
             params.append(list(types))
         with self._db.guarded("search events") as raw:
             scored = run_search(
-                raw, "events", ("session_id", "seq"), "text", terms, session_id, filters, params,
+                raw,
+                "events",
+                ("session_id", "seq"),
+                "text",
+                terms,
+                session_id,
+                filters,
+                params,
                 limit,
             )
         hits = [EventHit(rows.event_from_row(row), score) for row, score in scored]
@@ -231,7 +253,9 @@ class PostgresMemoryStore(RecordsMixin, AdminMixin):
         return item, True
 
     @staticmethod
-    def _active_twin(raw: psycopg.Connection[dict[str, Any]], item: MemoryItem) -> MemoryItem | None:
+    def _active_twin(
+        raw: psycopg.Connection[dict[str, Any]], item: MemoryItem
+    ) -> MemoryItem | None:
         row = raw.execute(
             "SELECT * FROM memory_items WHERE session_id = %s AND content_hash = %s "
             "AND status = 'active'",

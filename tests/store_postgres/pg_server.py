@@ -38,7 +38,9 @@ class Server:
         host = str(info.pop("host", ""))
         port = info.pop("port", None)
         if host.startswith("/"):
-            return f"postgresql://{user}@/{database}?host={host}" + (f"&port={port}" if port else "")
+            return f"postgresql://{user}@/{database}?host={host}" + (
+                f"&port={port}" if port else ""
+            )
         return f"postgresql://{user}@{host}{':' + str(port) if port else ''}/{database}"
 
 
@@ -70,9 +72,12 @@ def fresh_database(server: Server) -> str:
         exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (OWNER,)).fetchone()
         if exists is None:
             with contextlib.suppress(psycopg.errors.DuplicateObject):
-                conn.execute(sql.SQL("CREATE ROLE {} LOGIN CREATEROLE").format(sql.Identifier(OWNER)))
+                conn.execute(
+                    sql.SQL("CREATE ROLE {} LOGIN CREATEROLE").format(sql.Identifier(OWNER))
+                )
         conn.execute(
-            sql.SQL("CREATE DATABASE {} OWNER {} TEMPLATE template0 ENCODING 'UTF8' "
-                    "LOCALE 'C.UTF-8'").format(sql.Identifier(name), sql.Identifier(OWNER))
+            sql.SQL(
+                "CREATE DATABASE {} OWNER {} TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C.UTF-8'"
+            ).format(sql.Identifier(name), sql.Identifier(OWNER))
         )
     return server.url(OWNER, name)
