@@ -24,6 +24,7 @@ COMMAND_MODULES: Final = (
     "lcm_adapter.cli_demo",
     "lcm_adapter.cli_faces",
     "lcm_adapter.cli_dsh",
+    "lcm_adapter.cli_tenants",
 )
 
 

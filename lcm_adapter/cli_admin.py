@@ -7,7 +7,7 @@ import os
 import platform
 import stat
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import click
 
@@ -22,10 +22,10 @@ from lcm_adapter.cli_base import (
 )
 from lcm_adapter.paths import default_db_path, dsh_home
 from lcm_core.errors import StoreError
-from lcm_core.ports import MemoryStore
+from lcm_core.ports import MemoryStore, SupportsServerReport
 from lcm_core.registry import available_backends, parse_store_url
 
-OPTIONAL_MODULES: Final = ("rich", "mcp", "zstandard", "duckdb")
+OPTIONAL_MODULES: Final = ("rich", "mcp", "zstandard", "duckdb", "psycopg")
 STATS_SESSIONS: Final = 20
 # What lcm can see from its own store, and what it cannot know about the host.
 CANNOT_OBSERVE: Final = (
@@ -93,11 +93,20 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
         write_problem = _write_probe(store)
         if write_problem:
             problems = [*problems, write_problem]
-        on_disk = location != ":memory:"
+        server = (
+            cast(SupportsServerReport, store).server_report()
+            if isinstance(store, SupportsServerReport)
+            else None
+        )
+        if server is not None:
+            problems = [*problems, *server["problems"]]
+        # A server URL is shown as the store redacts it (no password), and has no files.
+        on_disk = server is None and location != ":memory:"
         path = Path(location)
         data: dict[str, Any] = {
             "url": store.url,
-            "path": location,
+            "path": location if server is None else store.url,
+            "server": server,
             "schema_version": store.schema_version(),
             "integrity": problems if problems else "ok",
             "file_mode": _mode(path) if on_disk else None,
@@ -161,6 +170,26 @@ def _render_doctor(d: dict[str, Any]) -> str:
             f"compaction, versions {', '.join(comp['host_versions']) or 'unknown'}",
         ),
     ]
+    if d.get("server"):
+        server = d["server"]
+        who = server["server"]
+        rows.append(
+            (
+                "server",
+                f"PostgreSQL {who.get('version')}, role {who.get('role')}, "
+                f"database {who.get('database')}",
+            )
+        )
+        rows.append(("extensions", ", ".join(sorted(server["extensions"])) or "none"))
+        denied = [table for table, ok in server["privileges"].items() if not ok]
+        rows.append(
+            (
+                "privileges",
+                "read and write on every table"
+                if not denied
+                else f"missing on {', '.join(denied)}",
+            )
+        )
     rows.extend(("cannot observe", line) for line in comp["cannot_observe"])
     return render.to_text(render.pairs(rows))
 
