@@ -6,11 +6,16 @@ empties this tenant's tables, `stats` and `export_rows` count and stream only it
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import psycopg
+from psycopg import IsolationLevel
+from psycopg.pq import TransactionStatus
 
+from lcm_core import rows
 from lcm_core.errors import StoreError
 from lcm_core.models import EXPORT_ORDER, SCHEMA_VERSION, SESSION_TABLES, TABLES
 from lcm_store_postgres.schema import HIDDEN_COLUMNS
@@ -128,6 +133,30 @@ class AdminMixin:
                     raw.execute(f"VACUUM ANALYZE {table}")
                 except psycopg.errors.InsufficientPrivilege:
                     continue  # only the owner may vacuum; a tenant's call is a no-op
+
+    def backup(self, path: Path) -> None:
+        """Write this tenant's rows, every table, to one JSON-lines file (mode 0600).
+
+        One REPEATABLE READ transaction makes the copy consistent. A server-wide copy is
+        the DBA's pg_dump; this is what one tenant may take with it.
+        """
+        raw = self._db.raw
+        with self._db.lock:
+            idle = raw.info.transaction_status == TransactionStatus.IDLE
+            previous = raw.isolation_level
+            if idle:
+                raw.isolation_level = IsolationLevel.REPEATABLE_READ
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                with self._db.transaction(), open(fd, "w", encoding="utf-8") as out:
+                    for table in TABLES:
+                        for row in self.export_rows(table):
+                            out.write(rows.dumps({"table": table, "row": row}) + "\n")
+            except OSError as exc:
+                raise StoreError(f"backup to {path}: {exc.strerror or exc}") from exc
+            finally:
+                if idle:
+                    raw.isolation_level = previous
 
     def shares_file(self) -> bool:
         """True: any number of handles and processes may use the database at once."""

@@ -92,7 +92,8 @@ def run_search(
         chunk = patterns[start : start + TERMS_PER_QUERY]
         condition = " AND ".join([_any_term(len(chunk)), *where])
         if scan:
-            sql = f"SELECT {order}, t.{column} FROM {table} AS t WHERE {condition}"
+            # A session's matches are few enough to read whole: one round trip, not two.
+            sql = f"SELECT t.* FROM {table} AS t WHERE {condition}"
             query_args: list[Any] = [*chunk, *args]
         else:
             # A bounded candidate list: the rows matching most terms of this chunk.
@@ -109,7 +110,7 @@ def run_search(
     scores = score_matches([found[key][column] for key in keyed], terms, scope)
     scored = dict(zip(keyed, scores, strict=True))
     best = _best_keys(scored, limit)
-    whole = _whole_rows(raw, table, keys, best)
+    whole = found if scan else _whole_rows(raw, table, keys, best)
     return [(whole[key], scored[key]) for key in best if key in whole]
 
 
