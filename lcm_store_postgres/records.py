@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from lcm_core import rows
 from lcm_core.clock import utc_now_iso
+from lcm_core.errors import StoreError
 from lcm_core.models import (
     AssemblyLog,
     Checkpoint,
@@ -356,17 +357,15 @@ class RecordsMixin:
     def record_pending(self, session_id: str, seq: int, error: str) -> PendingExtraction:
         now = utc_now_iso()
         with self._db.transaction(), self._db.guarded("record pending") as raw:
-            raw.execute(
+            row = raw.execute(
                 "INSERT INTO pending_extraction (session_id, seq, attempts, last_error, "
                 "updated_at) VALUES (%s, %s, 1, %s, %s) ON CONFLICT (tenant, session_id, seq) DO UPDATE "
                 "SET attempts = pending_extraction.attempts + 1, last_error = excluded.last_error, "
-                "updated_at = excluded.updated_at",
+                "updated_at = excluded.updated_at RETURNING *",
                 (session_id, seq, error, now),
-            )
-            row = raw.execute(
-                "SELECT * FROM pending_extraction WHERE session_id = %s AND seq = %s",
-                (session_id, seq),
             ).fetchone()
+        if row is None:
+            raise StoreError(f"record pending {session_id}:{seq}: the server returned no row")
         return rows.pending_from_row(row)
 
     def list_pending(self, session_id: str | None = None) -> list[PendingExtraction]:
