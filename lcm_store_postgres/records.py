@@ -276,6 +276,10 @@ class RecordsMixin:
     def add_assembly_log(self, log: AssemblyLog, *, retention: int) -> int:
         keep = max(1, int(retention))
         with self._db.transaction(), self._db.guarded("add assembly log") as raw:
+            # The log is on the pre-step's path and only explains what was shown: its
+            # commit need not wait for the disk (a server crash may lose the newest few
+            # rows, never make the database inconsistent). Capture keeps full durability.
+            raw.execute("SET LOCAL synchronous_commit = off")
             cursor = raw.execute(
                 "INSERT INTO assembly_logs (session_id, created_at, trigger, turn, step, "
                 "budget_tokens, used_tokens, token_source, content_hash, injected, message_seq, "

@@ -113,9 +113,12 @@ def test_export_through_copy_returns_nothing_of_others(
 ) -> None:
     """COPY ... TO STDOUT (a raw export) and the store's export_rows give B none of A's rows."""
     _, b = two_tenants
-    with _raw(b) as conn, conn.cursor() as cursor:
-        with cursor.copy("COPY (SELECT * FROM events) TO STDOUT") as copy:
-            assert b"".join(bytes(chunk) for chunk in copy) == b""
+    with (
+        _raw(b) as conn,
+        conn.cursor() as cursor,
+        cursor.copy("COPY (SELECT * FROM events) TO STDOUT") as copy,
+    ):
+        assert b"".join(bytes(chunk) for chunk in copy) == b""
     for table in TABLES:
         assert list(b.export_rows(table)) == [], table
 
