@@ -73,18 +73,30 @@ class Connection:
         self.url = url
         self.label = redact_url(url)
         self.lock = threading.RLock()
-        try:
-            self.raw: psycopg.Connection[dict[str, Any]] = psycopg.connect(
-                url, autocommit=True, row_factory=dict_row, connect_timeout=CONNECT_TIMEOUT_S
-            )
-        except psycopg.Error as exc:
-            raise StoreOpenError(f"{self.label}: cannot connect ({_first_line(exc)})") from exc
+        self._depth = 0
+        self.raw = self._connect()
         try:
             if migrate:
                 self._migrate()
         except BaseException:
             self.raw.close()
             raise
+
+    def _connect(self) -> psycopg.Connection[dict[str, Any]]:
+        try:
+            return psycopg.connect(
+                self.url, autocommit=True, row_factory=dict_row, connect_timeout=CONNECT_TIMEOUT_S
+            )
+        except psycopg.Error as exc:
+            raise StoreOpenError(f"{self.label}: cannot connect ({_first_line(exc)})") from exc
+
+    def _revive(self) -> None:
+        """Outside a transaction, replace a connection the server dropped (a restart, a
+        failover, an idle timeout): the call that saw it break failed, the next one works."""
+        if self._depth == 0 and self.raw.broken:
+            with contextlib.suppress(psycopg.Error):
+                self.raw.close()
+            self.raw = self._connect()
 
     # --- schema ------------------------------------------------------------------
     def current_version(self) -> int:
@@ -147,16 +159,21 @@ class Connection:
     def transaction(self) -> Iterator[None]:
         """The outermost level is a transaction; each inner level is a savepoint."""
         with self.lock:
+            self._revive()
+            self._depth += 1
             try:
                 with self.raw.transaction():
                     yield
             except psycopg.Error as exc:
                 raise translate(exc, self.label) from exc
+            finally:
+                self._depth -= 1
 
     @contextlib.contextmanager
     def guarded(self, where: str) -> Iterator[psycopg.Connection[dict[str, Any]]]:
         """Hold the lock and turn driver errors into `StoreError`s."""
         with self.lock:
+            self._revive()
             try:
                 yield self.raw
             except psycopg.Error as exc:
@@ -165,6 +182,7 @@ class Connection:
     def close(self) -> None:
         with self.lock, contextlib.suppress(psycopg.Error):
             self.raw.close()
+            self._depth = -1  # never revive a handle its owner closed
 
 
 def _first_line(exc: BaseException) -> str:

@@ -8,7 +8,7 @@ import pg_server
 import psycopg
 import pytest
 
-from lcm_core.errors import SchemaVersionError, StoreOpenError
+from lcm_core.errors import SchemaVersionError, StoreError, StoreOpenError
 from lcm_core.models import SCHEMA_VERSION
 from lcm_core.testing.builders import make_event
 from lcm_store_postgres import PostgresMemoryStore
@@ -101,3 +101,19 @@ def test_unreachable_server_is_one_clear_error() -> None:
     with pytest.raises(StoreOpenError, match="cannot connect") as caught:
         PostgresMemoryStore("postgresql://ann:pw@/lcm?host=/nonexistent-socket-dir")
     assert "pw@" not in str(caught.value)
+
+
+def test_a_dropped_connection_is_replaced(pg: pg_server.Server, tenant_url: str) -> None:
+    """after the server kills the session (restart, failover), one call fails, then work goes on."""
+    store = PostgresMemoryStore(tenant_url)
+    try:
+        store.insert_event(make_event("s1", 0, "before the drop"))
+        pid = store._db.raw.info.backend_pid
+        with psycopg.connect(pg.admin_url, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        with pytest.raises(StoreError):
+            store.get_event("s1", 0)
+        assert store.insert_event(make_event("s1", 1, "断线之后")) is True
+        assert [e.seq for e in store.list_events("s1")] == [0, 1]
+    finally:
+        store.close()
