@@ -9,7 +9,9 @@ from typing import Any, Final
 
 import psycopg
 from psycopg import errors as pg_errors
+from psycopg.abc import Buffer
 from psycopg.rows import dict_row
+from psycopg.types.string import StrDumperUnknown
 
 from lcm_core.clock import utc_now_iso
 from lcm_core.errors import (
@@ -22,6 +24,7 @@ from lcm_core.errors import (
     StoreOpenError,
 )
 from lcm_core.models import SCHEMA_VERSION
+from lcm_core.text import scrub_surrogates
 from lcm_store_postgres.schema import MIGRATIONS, VERSION_TABLE, tenancy_statements
 
 # Serialises migrations of one database across processes (any constant works; this one
@@ -44,6 +47,19 @@ def redact_url(url: str) -> str:
         user = creds.split(":", 1)[0]
         return f"{scheme}://{user}:***@{host}"
     return url.replace(str(info["password"]), "***")
+
+
+class StorableText(StrDumperUnknown):
+    """Every string parameter as PostgreSQL `text` can hold it.
+
+    `text` never holds NUL and the server rejects a lone surrogate, while the port accepts
+    any Python string (hostile capture, search terms): NUL becomes U+FFFD and surrogates
+    are scrubbed, for every parameter alike, so a key written with either is found again
+    by the same key.
+    """
+
+    def dump(self, obj: str) -> Buffer | None:
+        return super().dump(scrub_surrogates(obj).replace("\x00", "\ufffd"))
 
 
 def translate(exc: psycopg.Error, where: str) -> StoreError:
@@ -84,11 +100,13 @@ class Connection:
 
     def _connect(self) -> psycopg.Connection[dict[str, Any]]:
         try:
-            return psycopg.connect(
+            conn = psycopg.connect(
                 self.url, autocommit=True, row_factory=dict_row, connect_timeout=CONNECT_TIMEOUT_S
             )
         except psycopg.Error as exc:
             raise StoreOpenError(f"{self.label}: cannot connect ({_first_line(exc)})") from exc
+        conn.adapters.register_dumper(str, StorableText)
+        return conn
 
     def _revive(self) -> None:
         """Outside a transaction, replace a connection the server dropped (a restart, a
