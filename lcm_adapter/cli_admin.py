@@ -157,7 +157,11 @@ def _render_doctor(d: dict[str, Any]) -> str:
         ("database", f"{d['path']}  (from {d['paths']['db_source']})"),
         ("schema", f"v{d['schema_version']}"),
         ("integrity", integrity),
-        ("file mode", f"{d['file_mode']}  (folder {d['folder_mode']}, wal {d['wal_mode']})"),
+        *(
+            [("file mode", f"{d['file_mode']}  (folder {d['folder_mode']}, wal {d['wal_mode']})")]
+            if not d.get("server")
+            else []
+        ),
         ("rows", ", ".join(f"{k}={v}" for k, v in d["counts"].items() if v) or "none"),
         ("DSH home", d["paths"]["dsh_home"]),
         ("config", d["paths"]["config"] or "defaults"),
