@@ -183,3 +183,33 @@ def test_the_owner_is_bound_by_the_policy_too(
         assert conn.execute(
             "SELECT count(*) FROM events WHERE text = %s", (SECRET,)
         ).fetchone() == (0,)
+
+
+def test_a_shared_login_role_acts_as_the_tenant_it_sets(
+    owner_url: str, two_tenants: tuple[PostgresMemoryStore, ...]
+) -> None:
+    """a gateway role that is a member of tenant A, connecting with role=A, sees A's rows only."""
+    a, _ = two_tenants
+    tenant_a = a._db.raw.execute("SELECT current_user AS u").fetchone()
+    assert tenant_a is not None
+    gateway = f"gw_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(owner_url, autocommit=True) as conn:
+        conn.execute(
+            psycopg.sql.SQL("CREATE ROLE {} LOGIN").format(psycopg.sql.Identifier(gateway))
+        )
+        conn.execute(
+            psycopg.sql.SQL("GRANT {} TO {}").format(
+                psycopg.sql.Identifier(tenant_a["u"]), psycopg.sql.Identifier(gateway)
+            )
+        )
+    base = a._db.url.replace(f"postgresql://{tenant_a['u']}@", f"postgresql://{gateway}@", 1)
+    as_a = PostgresMemoryStore(base + "&options=-c%20role%3D" + tenant_a["u"])
+    try:
+        stored = as_a.get_event("s1", 50)
+        assert stored is not None and stored.text == SECRET
+        assert as_a.stats() == a.stats()
+    finally:
+        as_a.close()
+    # As itself the gateway is a tenant of its own, with no rows: it sees nobody's.
+    with psycopg.connect(base, autocommit=True) as conn:
+        assert conn.execute("SELECT count(*) FROM events").fetchone() == (0,)
