@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Final
 
 DATA_FOLDER = "long-conversation-memory"
 DB_FILE = "memory.sqlite"
@@ -24,6 +25,10 @@ def db_given(db: str | None) -> bool:
     return any(c and c.strip() for c in (db, os.environ.get("LCM_DB")))
 
 
+# Store URL schemes whose location is a file on this machine.
+FILE_SCHEMES: Final = ("sqlite", "duckdb")
+
+
 def missing_database(url: str) -> Path | None:
     """The file a store URL names when it does not exist yet; None for one that does, or memory.
 
@@ -33,10 +38,12 @@ def missing_database(url: str) -> Path | None:
     from lcm_core.store.registry import parse_store_url
 
     try:
-        location = parse_store_url(url).location
+        parsed = parse_store_url(url)
     except StoreError:
         return None  # opening it gives the one-line error
-    if location == ":memory:":
+    location = parsed.location
+    # Only the embedded backends name a file; a server URL is checked by connecting.
+    if location == ":memory:" or parsed.scheme not in FILE_SCHEMES:
         return None
     path = Path(location).expanduser()
     return None if path.exists() else path

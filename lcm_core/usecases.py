@@ -17,7 +17,7 @@ from lcm_core.retrieval.rank import RankedItem, rank_items
 from lcm_core.store.errors import StoreError
 from lcm_core.store.models import AssemblyLog, Event, EventHit, RuleOverride, Session, SkillFile
 from lcm_core.store.models import Rule as StoredRule
-from lcm_core.store.ports import MemoryStore
+from lcm_core.store.ports import MemoryStore, SupportsServerReport
 from lcm_core.text.query import query_signals, search_terms
 
 REF_TEXT_CHARS: Final = 80
@@ -170,6 +170,8 @@ class Health:
     schema_version: int
     problems: tuple[str, ...]
     counts: dict[str, int]
+    # A database server's own report (connection, extensions, privileges), if it has one.
+    server: dict[str, Any] | None = None
 
 
 def health(store: MemoryStore) -> Health:
@@ -178,7 +180,10 @@ def health(store: MemoryStore) -> Health:
     probe = _write_probe(store)
     if probe:
         problems.append(probe)
-    return Health(store.url, store.schema_version(), tuple(problems), store.stats())
+    server = store.server_report() if isinstance(store, SupportsServerReport) else None
+    if server is not None:
+        problems.extend(str(p) for p in server.get("problems", ()))
+    return Health(store.url, store.schema_version(), tuple(problems), store.stats(), server)
 
 
 def _write_probe(store: MemoryStore) -> str | None:

@@ -27,7 +27,7 @@ from lcm_core.store.models import SESSION_TABLES, TABLES
 from lcm_core.store.registry import available_backends, parse_store_url
 
 # The extras a user may lack (rich, click and sqlite-utils are always installed).
-OPTIONAL_MODULES: Final = ("mcp", "zstandard", "duckdb")
+OPTIONAL_MODULES: Final = ("mcp", "zstandard", "duckdb", "psycopg")
 STATS_SESSIONS: Final = 20
 # What lcm can see from its own store, and what it cannot know about the host.
 CANNOT_OBSERVE: Final = (
@@ -84,11 +84,14 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
         location = parse_store_url(cli_state.db).location
         checked = usecases.health(store)
         problems = list(checked.problems)
-        on_disk = location != ":memory:"
+        server = checked.server
+        # A server URL is shown as the store redacts it (no password), and has no files.
+        on_disk = server is None and location != ":memory:"
         path = Path(location)
         data: dict[str, Any] = {
             "url": checked.url,
-            "path": location,
+            "path": location if server is None else checked.url,
+            "server": server,
             "schema_version": checked.schema_version,
             "integrity": problems if problems else "ok",
             "file_mode": _mode(path) if on_disk else None,
@@ -120,7 +123,11 @@ def _render_doctor(d: dict[str, Any]) -> str:
         ("database", f"{d['path']}  (from {d['paths']['db_source']})"),
         ("schema", f"v{d['schema_version']}"),
         ("integrity", integrity),
-        ("file mode", f"{d['file_mode']}  (folder {d['folder_mode']}, wal {d['wal_mode']})"),
+        *(
+            [("file mode", f"{d['file_mode']}  (folder {d['folder_mode']}, wal {d['wal_mode']})")]
+            if not d.get("server")
+            else []
+        ),
         ("rows", ", ".join(f"{k}={v}" for k, v in d["counts"].items() if v) or "none"),
         ("DSH home", d["paths"]["dsh_home"]),
         ("config", d["paths"]["config"] or "defaults"),
@@ -133,6 +140,26 @@ def _render_doctor(d: dict[str, Any]) -> str:
             f"compaction, versions {', '.join(comp['host_versions']) or 'unknown'}",
         ),
     ]
+    if d.get("server"):
+        server = d["server"]
+        who = server["server"]
+        rows.append(
+            (
+                "server",
+                f"PostgreSQL {who.get('version')}, role {who.get('role')}, "
+                f"database {who.get('database')}",
+            )
+        )
+        rows.append(("extensions", ", ".join(sorted(server["extensions"])) or "none"))
+        denied = [table for table, ok in server["privileges"].items() if not ok]
+        rows.append(
+            (
+                "privileges",
+                "read and write on every table"
+                if not denied
+                else f"missing on {', '.join(denied)}",
+            )
+        )
     rows.extend(("cannot observe", line) for line in comp["cannot_observe"])
     return render.to_text(render.pairs(rows))
 

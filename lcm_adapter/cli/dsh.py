@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import click
 
@@ -97,7 +98,7 @@ def install(
 ) -> None:
     """Load the memory plugin in a DSH profile (idempotent; other rows are left alone)."""
     home = (dsh_home or _default_home()).expanduser().absolute()
-    db = _explicit_db(ctx) or str(home / DATA_FOLDER / DB_FILE)
+    db, had_password = without_password(_explicit_db(ctx) or str(home / DATA_FOLDER / DB_FILE))
     row = PluginRow(
         plugin=plugin_path(),
         python=python_exe or sys.executable,
@@ -131,6 +132,11 @@ def install(
         return
     click.echo(f"{target}: {'updated' if changed else 'already up to date'}")
     click.echo(f"memory database: {db}")
+    if had_password:
+        click.echo(
+            "the password was left out of the profile: give it to DSH's environment as "
+            "PGPASSWORD, or put it in ~/.pgpass (mode 0600)"
+        )
     click.echo(f"start DSH with: dsh --profile {profile}")
 
 
@@ -190,6 +196,25 @@ def _settings(ctx: click.Context) -> dict[str, Any] | None:
         return None
     ctx.obj.config()  # reports bad values now, once, as one line each
     return read_config_file(path)
+
+
+def without_password(db: str) -> tuple[str, bool]:
+    """The database URL fit to write into a profile file: any password taken out.
+
+    A server URL's password belongs in PGPASSWORD or ~/.pgpass, which libpq reads, never
+    in a file other tools copy around; a path or a URL without one is returned as is.
+    """
+    parts = urlsplit(db)
+    if not parts.scheme.startswith("postgres"):
+        return db, False
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    kept = [(key, value) for key, value in query if key != "password"]
+    if parts.password is None and len(kept) == len(query):
+        return db, False
+    netloc = parts.netloc.rpartition("@")[2]
+    if parts.username:
+        netloc = f"{parts.username}@{netloc}"
+    return urlunsplit(parts._replace(netloc=netloc, query=urlencode(kept, safe="/"))), True
 
 
 def _explicit_db(ctx: click.Context) -> str | None:

@@ -23,6 +23,7 @@ COMMAND_MODULES: Final = (
     "lcm_adapter.cli.demo",
     "lcm_adapter.cli.faces",
     "lcm_adapter.cli.dsh",
+    "lcm_adapter.cli.tenants",
 )
 
 

@@ -365,3 +365,21 @@ class SupportsAnalytics(Protocol):
     ) -> dict[str, Any]:
         """The report over this store, or over the export (DuckDB file, Parquet or JSONL folder)."""
         ...
+
+
+@runtime_checkable
+class SupportsTenants(Protocol):
+    """A server backend whose tenants are database roles (row-level security isolates them)."""
+
+    def create_tenant(self, name: str) -> str:
+        """Create the tenant role `name` (idempotent); returns its URL, never a password."""
+        ...
+
+
+@runtime_checkable
+class SupportsServerReport(Protocol):
+    """A server backend that reports on its server for `lcm doctor`."""
+
+    def server_report(self) -> dict[str, Any]:
+        """Reachability, schema, extensions, privileges and row counts, as plain values."""
+        ...

@@ -16,7 +16,7 @@ ENTRY_POINT_GROUP: Final = "lcm.stores"
 # Frozen reference rankings for `lcm bench retrieval` that need a backend's engine.
 REFERENCE_GROUP: Final = "lcm.bench_references"
 # Which extra brings the backend for a scheme, for the install hint.
-_EXTRAS: Final = {"duckdb": "duckdb"}
+_EXTRAS: Final = {"duckdb": "duckdb", "postgresql": "postgres", "postgres": "postgres"}
 _DISTRIBUTION: Final = "long-conversation-memory"
 
 

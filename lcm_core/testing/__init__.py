@@ -29,6 +29,7 @@ pytest.register_assert_rewrite(
     "lcm_core.testing.items",
     "lcm_core.testing.lifecycle",
     "lcm_core.testing.logs",
+    "lcm_core.testing.parity",
     "lcm_core.testing.search",
     "lcm_core.testing.search_syntax",
     "lcm_core.testing.skills",

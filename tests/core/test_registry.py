@@ -45,7 +45,7 @@ def test_open_store_bare_path_and_sqlite_url(tmp_path: Path) -> None:
 
 def test_unknown_scheme_names_the_installed_backends() -> None:
     with pytest.raises(StoreUnavailableError, match="sqlite"):
-        open_store("postgres://localhost/db")
+        open_store("mysql://localhost/db")
 
 
 def test_missing_duckdb_extra_gets_an_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -61,3 +61,19 @@ def test_missing_duckdb_extra_gets_an_install_hint(monkeypatch: pytest.MonkeyPat
         StoreUnavailableError, match=r"pip install 'long-conversation-memory\[duckdb\]'"
     ):
         open_store("duckdb:///tmp/x.duckdb")
+
+
+def test_missing_postgres_extra_gets_an_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:
+    import lcm_core.store.registry as registry
+
+    original = registry.available_backends
+    monkeypatch.setattr(
+        registry,
+        "available_backends",
+        lambda: {k: v for k, v in original().items() if not k.startswith("postgres")},
+    )
+    for url in ("postgresql://ann@db.example/lcm", "postgres://ann@db.example/lcm"):
+        with pytest.raises(
+            StoreUnavailableError, match=r"pip install 'long-conversation-memory\[postgres\]'"
+        ):
+            open_store(url)

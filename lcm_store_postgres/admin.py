@@ -1,0 +1,163 @@
+"""Whole-store operations of the PostgreSQL store: meta, stats, export, purge, integrity.
+
+Row-level security scopes every statement here to the connected tenant: `purge_all`
+empties this tenant's tables, `stats` and `export_rows` count and stream only its rows.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import psycopg
+from psycopg import IsolationLevel
+from psycopg.pq import TransactionStatus
+
+from lcm_core.store import rows
+from lcm_core.store.errors import StoreError
+from lcm_core.store.models import EXPORT_ORDER, SCHEMA_VERSION, SESSION_TABLES, TABLES
+from lcm_store_postgres.schema import HIDDEN_COLUMNS
+
+if TYPE_CHECKING:
+    from lcm_store_postgres.connection import Connection
+
+_EXPORT_BATCH: Final = 1000
+
+
+class AdminMixin:
+    """Meta, stats, export, purge and integrity over every table; needs `self._db`."""
+
+    _db: Connection
+
+    def get_meta(self, key: str) -> str | None:
+        with self._db.guarded("get meta") as raw:
+            row = raw.execute("SELECT value FROM meta WHERE key = %s", (key,)).fetchone()
+        return None if row is None else str(row["value"])
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._db.transaction(), self._db.guarded("set meta") as raw:
+            raw.execute(
+                "INSERT INTO meta (key, value) VALUES (%s, %s) "
+                "ON CONFLICT (tenant, key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+
+    def schema_version(self) -> int:
+        with self._db.guarded("schema version"):
+            return self._db.current_version()
+
+    def stats(self, session_id: str | None = None) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        with self._db.guarded("stats") as raw:
+            for table in TABLES:
+                sql = f"SELECT count(*) AS n FROM {table}"
+                params: tuple[Any, ...] = ()
+                if session_id is not None and table in SESSION_TABLES:
+                    sql += " WHERE session_id = %s"
+                    params = (session_id,)
+                row = raw.execute(sql, params).fetchone()
+                counts[table] = int(row["n"]) if row else 0
+        return counts
+
+    def export_rows(self, table: str, *, session_id: str | None = None) -> Iterator[dict[str, Any]]:
+        if table not in TABLES:
+            raise StoreError(f"unknown table {table!r}; tables are: {', '.join(TABLES)}")
+        sql = f"SELECT * FROM {table}"
+        params: tuple[Any, ...] = ()
+        if session_id is not None and table in SESSION_TABLES:
+            sql += " WHERE session_id = %s"
+            params = (session_id,)
+        sql += f" ORDER BY {EXPORT_ORDER[table]}"
+        return self._stream(sql, params, table)
+
+    def _stream(self, sql: str, params: tuple[Any, ...], table: str) -> Iterator[dict[str, Any]]:
+        """Rows a batch at a time from a cursor of their own, without the tenant columns."""
+        with self._db.guarded(f"export {table}") as raw:
+            cursor = raw.execute(sql, params)
+        while True:
+            with self._db.guarded(f"export {table}"):
+                batch = cursor.fetchmany(_EXPORT_BATCH)
+            if not batch:
+                return
+            for row in batch:
+                yield {key: value for key, value in row.items() if key not in HIDDEN_COLUMNS}
+
+    def purge_session(self, session_id: str) -> dict[str, int]:
+        deleted: dict[str, int] = {}
+        with self._db.transaction(), self._db.guarded("purge session") as raw:
+            for table in SESSION_TABLES:
+                cursor = raw.execute(f"DELETE FROM {table} WHERE session_id = %s", (session_id,))
+                deleted[table] = max(0, cursor.rowcount)
+        return deleted
+
+    def purge_all(self) -> dict[str, int]:
+        deleted: dict[str, int] = {}
+        with self._db.transaction(), self._db.guarded("purge all") as raw:
+            for table in TABLES:
+                if table == "meta":
+                    continue
+                deleted[table] = max(0, raw.execute(f"DELETE FROM {table}").rowcount)
+        return deleted
+
+    def integrity_check(self) -> list[str]:
+        problems: list[str] = []
+        with self._db.guarded("integrity check") as raw:
+            version = self._db.current_version()
+            if version != SCHEMA_VERSION:
+                problems.append(f"schema version is {version}, expected {SCHEMA_VERSION}")
+            for table in TABLES:
+                row = raw.execute(
+                    "SELECT relrowsecurity AND relforcerowsecurity AS forced FROM pg_class "
+                    "WHERE oid = to_regclass(%s)",
+                    (table,),
+                ).fetchone()
+                if row is None:
+                    problems.append(f"table {table} is missing")
+                elif not row["forced"]:
+                    problems.append(f"table {table}: row-level security is not forced")
+            dangling = raw.execute(
+                "SELECT count(*) AS n FROM memory_items AS m WHERE m.superseded_by IS NOT NULL "
+                "AND NOT EXISTS (SELECT 1 FROM memory_items AS n WHERE n.id = m.superseded_by)"
+            ).fetchone()
+            if dangling and dangling["n"]:
+                problems.append(f"{dangling['n']} memory items link to a missing successor")
+        return problems
+
+    def vacuum(self) -> None:
+        """Let the server reclaim dead rows and refresh planner statistics (VACUUM ANALYZE)."""
+        with self._db.guarded("vacuum") as raw:
+            for table in TABLES:
+                try:
+                    raw.execute(f"VACUUM ANALYZE {table}")
+                except psycopg.errors.InsufficientPrivilege:
+                    continue  # only the owner may vacuum; a tenant's call is a no-op
+
+    def backup(self, path: Path) -> None:
+        """Write this tenant's rows, every table, to one JSON-lines file (mode 0600).
+
+        One REPEATABLE READ transaction makes the copy consistent. A server-wide copy is
+        the DBA's pg_dump; this is what one tenant may take with it.
+        """
+        raw = self._db.raw
+        with self._db.lock:
+            idle = raw.info.transaction_status == TransactionStatus.IDLE
+            previous = raw.isolation_level
+            if idle:
+                raw.isolation_level = IsolationLevel.REPEATABLE_READ
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                with self._db.transaction(), open(fd, "w", encoding="utf-8") as out:
+                    for table in TABLES:
+                        for row in self.export_rows(table):
+                            out.write(rows.dumps({"table": table, "row": row}) + "\n")
+            except OSError as exc:
+                raise StoreError(f"backup to {path}: {exc.strerror or exc}") from exc
+            finally:
+                if idle:
+                    raw.isolation_level = previous
+
+    def shares_file(self) -> bool:
+        """True: any number of handles and processes may use the database at once."""
+        return True
