@@ -49,6 +49,7 @@ DEFAULTS: Final[dict[str, Any]] = {
         "skipWhenEmpty": True,
         "evidenceTypes": ["user/message"],
         "maxEvidenceChars": 600,
+        "language": "auto",
     },
     "diagnostics": {"assemblyLogRetention": 200},
     "compatibility": {"compactionPolicy": "auto", "reinjectAfterCompaction": True},
@@ -86,6 +87,7 @@ LIMITS: Final[dict[str, Limit]] = {
     "assembly.skipWhenEmpty": Limit(bool),
     "assembly.evidenceTypes": Limit(list),
     "assembly.maxEvidenceChars": Limit(int, 40, 100_000),
+    "assembly.language": Limit(str, choices=("auto", "zh", "en")),
     "diagnostics.assemblyLogRetention": Limit(int, 1, 100_000),
     "compatibility.compactionPolicy": Limit(
         str, choices=("auto", "compaction-basic", "billion-context", "none")
@@ -178,6 +180,7 @@ class AssemblySettings(_Section):
     skip_when_empty: bool
     evidence_types: tuple[Any, ...]
     max_evidence_chars: int
+    language: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,7 @@ from lcm_core.assembly.render import (
     task_entries,
 )
 from lcm_core.assembly.step import StepMessage, VisibleText, task_text
+from lcm_core.assembly.words import BlockWords, block_words
 from lcm_core.capture.events import is_user_input
 from lcm_core.config import Config, budget_tokens, load_config
 from lcm_core.retrieval.evidence import retrieve
@@ -35,7 +36,6 @@ from lcm_core.retrieval.rank import (
     ALREADY_SHOWN,
     Omission,
     Ranking,
-    insufficient_statement,
     newest_source_seq,
     source_seqs,
 )
@@ -52,6 +52,8 @@ RuleProvider = Callable[[MemoryStore, QuerySignals, Config], tuple[Sequence[str]
 
 # How far back the task-text fallback looks for the newest user message, in seqs.
 _FALLBACK_WINDOWS: Final = (64, 512, 4096)
+# The events whose user messages decide the block's language under `auto`.
+_LANGUAGE_WINDOW: Final = 512
 _DISPUTED_SHOWN: Final = 6
 
 
@@ -80,6 +82,29 @@ class AssemblyResult:
     @property
     def content_hash(self) -> str | None:
         return sha256_hex(self.text) if self.text else None
+
+
+def session_words(
+    store: MemoryStore,
+    session_id: str,
+    config: Config,
+    task: str | None,
+    newest: int | None,
+) -> BlockWords:
+    """The block's words per `assembly.language`; `auto` reads the user's recent messages."""
+    setting = config.assembly.language
+    if setting != "auto":
+        return block_words(setting, ())
+    texts = [task] if task else []
+    if newest is not None:
+        recent = store.list_events(
+            session_id,
+            start_seq=max(newest - _LANGUAGE_WINDOW, 0),
+            end_seq=newest,
+            types=["user/message"],
+        )
+        texts += [e.text for e in recent if is_user_input(e) and e.text]
+    return block_words(setting, texts)
 
 
 def _fallback_task_text(store: MemoryStore, session_id: str, newest: int | None) -> str:
@@ -133,15 +158,17 @@ def _notice_candidates(
     status: CompactionStatus,
     old_task_values: Sequence[str],
     max_chars: int,
+    words: BlockWords,
 ) -> list[Candidate]:
     notices: list[Candidate] = []
     if status.notice:
-        notices.append(Candidate("notice", "compaction-policy", f"- {status.notice}"))
+        # The one notice compaction gives: its policy is `none`, so it is not tracked.
+        notices.append(Candidate("notice", "compaction-policy", f"- {words.untracked_compaction}"))
     for ranked in ranking.selected:
         for old_id in ranked.item.supersedes:
             old = store.get_item(old_id)
             if old is not None and old.status == "superseded":
-                text = superseded_entry(old, ranked.item.id, max_chars)
+                text = superseded_entry(old, ranked.item.id, max_chars, words)
                 notices.append(Candidate("notice", old.id, text))
     disputed = store.list_items(session_id, statuses=("disputed",))
     if disputed:
@@ -152,11 +179,13 @@ def _notice_candidates(
             )
             for hit in sorted(hits, key=lambda h: h.item.id):
                 notices.append(
-                    Candidate("notice", hit.item.id, disputed_entry(hit.item, max_chars))
+                    Candidate("notice", hit.item.id, disputed_entry(hit.item, max_chars, words))
                 )
-        notices.append(Candidate("notice", "disputed-count", disputed_summary(len(disputed))))
+        summary = disputed_summary(len(disputed), words)
+        notices.append(Candidate("notice", "disputed-count", summary))
     for index, value in enumerate(old_task_values):
-        notices.append(Candidate("notice", f"task-old[{index}]", old_task_entry(value, max_chars)))
+        line = old_task_entry(value, max_chars, words)
+        notices.append(Candidate("notice", f"task-old[{index}]", line))
     return notices
 
 
@@ -193,6 +222,7 @@ def collect_candidates(
     turn: int | None = None,
     shown: Shown | None = None,
     retriever: Retriever | None = None,
+    words: BlockWords | None = None,
 ) -> tuple[list[Candidate], list[Omission], list[dict[str, Any]], bool]:
     """Every entry the block could hold, in priority order, plus retrieval's omissions.
 
@@ -203,6 +233,8 @@ def collect_candidates(
     text = query if query is not None else task_text(messages)
     if text is None:
         text = _fallback_task_text(store, session_id, newest)
+    if words is None:
+        words = session_words(store, session_id, config, text, newest)
     signals = query_signals(text)
     visible = VisibleText(messages, trust_generated=status.trust_summary)
     visibility = _Visibility(store, session_id, visible)
@@ -221,17 +253,17 @@ def collect_candidates(
     candidates: list[Candidate] = []
     state = store.get_task_state(session_id)
     if state is not None:
-        for ref, line in task_entries(state, max_chars):
+        for ref, line in task_entries(state, max_chars, words):
             candidates.append(Candidate("task", ref, line))
     core_lines, relevant_rules = rules(store, signals, config)
     for index, line in enumerate(core_lines):
         candidates.append(Candidate("rules-core", f"core[{index}]", line))
     for rule in relevant_rules:
-        candidates.append(Candidate("rules", rule.id, rule_entry(rule, max_chars)))
+        candidates.append(Candidate("rules", rule.id, rule_entry(rule, max_chars, words)))
     focus = signals.exact_signals()
     said = _said_dates(store, session_id, [ranked.item for ranked in ranking.selected])
     for ranked in ranking.selected:
-        entry = item_entry(ranked.item, max_chars, focus, said.get(ranked.item.id))
+        entry = item_entry(ranked.item, max_chars, focus, said.get(ranked.item.id), words)
         candidates.append(Candidate("memory", ranked.item.id, entry))
     has_history = newest is not None or state is not None or ranking.candidates > 0
     was_visible = any(
@@ -240,9 +272,9 @@ def collect_candidates(
     )
     found = ranking.selected or evidence.rows or was_visible
     if has_history and not signals.empty and not found:
-        candidates.append(Candidate("memory", "insufficient-evidence", insufficient_statement()))
+        candidates.append(Candidate("memory", "insufficient-evidence", words.insufficient))
     for row in evidence.rows:
-        candidates.append(Candidate("evidence", row.ref, evidence_entry(row, max_chars)))
+        candidates.append(Candidate("evidence", row.ref, evidence_entry(row, max_chars, words)))
     old_task = state.superseded if state is not None else ()
     candidates.extend(
         _notice_candidates(
@@ -253,6 +285,7 @@ def collect_candidates(
             status,
             old_task,
             max_chars,
+            words,
         )
     )
     reasons: list[dict[str, Any]] = [
@@ -334,6 +367,10 @@ def _assemble(
     checkpoint = store.get_checkpoint(session_id)
     status = compaction_status(store, session_id, checkpoint.last_assembly_seq, config)
     trigger = "post-compaction" if status.rearmed else base.trigger
+    task = query if query is not None else task_text(messages)
+    if task is None:
+        task = _fallback_task_text(store, session_id, newest)
+    words = session_words(store, session_id, config, task, newest)
     candidates, omitted, reasons, has_history = collect_candidates(
         store,
         session_id,
@@ -346,6 +383,7 @@ def _assemble(
         turn=base.turn,
         shown=shown,
         retriever=retriever,
+        words=words,
     )
     candidates, repeated = _drop_shown_entries(candidates, shown)
     omitted = [*omitted, *repeated]
@@ -357,8 +395,8 @@ def _assemble(
             return _result(
                 base, trigger, token_source, status, newest, omitted, reasons, errors, why
             )
-        candidates.append(Candidate("memory", "insufficient-evidence", insufficient_statement()))
-    text, used, sections, kept, left_out = pack(candidates, base.budget_tokens, cost)
+        candidates.append(Candidate("memory", "insufficient-evidence", words.insufficient))
+    text, used, sections, kept, left_out = pack(candidates, base.budget_tokens, cost, words)
     omitted.extend(left_out)
     if not kept:
         why = "no entry fits the budget"

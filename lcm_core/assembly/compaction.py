@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
+from lcm_core.assembly.words import ZH
 from lcm_core.config import Config
 from lcm_core.store.ports import MemoryStore
 
@@ -29,10 +30,7 @@ COMPACTION_EVENT_TYPES: Final = (
 )
 POLICIES: Final = ("auto", "compaction-basic", "billion-context", "none")
 
-NONE_POLICY_NOTICE: Final = (
-    "上下文压缩未被跟踪（compatibility.compactionPolicy = none）："
-    "较早的对话可能已从上下文中移除，请以本块中的记忆与证据为准，不要臆测缺失的内容。"
-)
+NONE_POLICY_NOTICE: Final = ZH.untracked_compaction  # the English one: block_words.EN
 
 
 @dataclass(frozen=True, slots=True)

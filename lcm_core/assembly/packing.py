@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lcm_core.assembly.render import HEADER, SECTION_ORDER, SECTION_TITLES
+from lcm_core.assembly.render import HEADER, SECTION_ORDER
+from lcm_core.assembly.words import ZH, BlockWords
 from lcm_core.retrieval.rank import Omission
 from lcm_core.text.tokens import estimate_tokens
 
@@ -47,19 +48,19 @@ def choose_meter(meter: TokenMeter | None) -> tuple[TokenMeter, str, list[str]]:
 
 
 def pack(
-    candidates: Sequence[Candidate], budget: int, cost: TokenMeter
+    candidates: Sequence[Candidate], budget: int, cost: TokenMeter, words: BlockWords = ZH
 ) -> tuple[str, int, list[dict[str, Any]], list[Candidate], list[Omission]]:
     """Fill the budget in section order; returns text, tokens, section reports, kept, left out."""
-    used = cost(HEADER + "\n")
+    used = cost(words.header + "\n")
     if used > budget:
         reason = f"the header alone needs {used} tokens, more than the budget {budget}"
         return "", 0, [], [], [Omission(c.section, c.ref, reason) for c in candidates]
-    parts = [HEADER]
+    parts = [words.header]
     reports: list[dict[str, Any]] = []
     kept: list[Candidate] = []
     omitted: list[Omission] = []
     for section in SECTION_ORDER:
-        title = SECTION_TITLES[section]
+        title = words.section_titles[section]
         title_cost = cost("\n" + title + "\n")
         lines: list[str] = []
         section_tokens = 0

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from lcm_core.assembly.words import ZH
 from lcm_core.config import Config
 from lcm_core.retrieval.retriever import LexicalRetriever, Pool
 from lcm_core.store.models import Event, MemoryEvent, MemoryItem
@@ -362,10 +363,7 @@ def inspect_item(store: MemoryStore, item_id: str) -> ItemInspection | None:
     )
 
 
-INSUFFICIENT_EVIDENCE: Final = (
-    "证据不足：本会话的记忆中没有与当前问题相关的已提交证据。"
-    "不要推断或编造过去的对话内容；如被问及，请回答 “insufficient evidence”。"
-)
+INSUFFICIENT_EVIDENCE: Final = ZH.insufficient  # the English one: block_words.EN
 
 
 def insufficient_statement() -> str:

@@ -11,6 +11,7 @@ import pytest
 from lcm_core.assembly.assemble import assemble
 from lcm_core.assembly.render import HEADER, SECTION_TITLES
 from lcm_core.assembly.step import StepMessage
+from lcm_core.assembly.words import EN, ZH
 from lcm_core.config import Config, load_config
 from lcm_core.store.models import Event, Rule, SkillFile, TaskState
 from lcm_core.store.ports import MemoryStore
@@ -90,7 +91,8 @@ def test_sections_come_in_fixed_order_under_chinese_titles(store: MemoryStore, s
         rule = Rule("rule_1", "travel", "r1", "Check visa rules", "workflow", "h", source_line=3)
         return ["travel skill: plan trips step by step"], [rule]
 
-    result = assemble(store, S, ask("Lisbon budget and flights?"), rules=rules)
+    chinese = load_config({"assembly": {"language": "zh"}})  # the session itself is English
+    result = assemble(store, S, ask("Lisbon budget and flights?"), chinese, rules=rules)
     assert result.text.startswith(HEADER)
     names = [s["name"] for s in result.sections]
     assert names == ["task", "rules-core", "rules", "memory", "evidence", "notice"]
@@ -107,7 +109,7 @@ def test_correction_shows_new_value_in_memory_and_old_in_notice(
     result = assemble(store, S, ask("What is the Lisbon budget?"))
     memory, notice = _section(result.text, "memory"), _section(result.text, "notice")
     assert "3000 EUR" in memory and "2000" not in memory
-    assert "2000 EUR" in notice and "取代" in notice
+    assert "2000 EUR" in notice and "replaced by" in notice
 
 
 def test_the_block_never_exceeds_the_budget_and_says_what_it_dropped(
@@ -264,10 +266,10 @@ def test_warnings_for_numbers_proposals_and_current_state_rules(
 
     result = assemble(store, S, ask("what accuracy did we get?"), rules=rules)
     memory = _section(result.text, "memory")
-    assert "⚠ 数字 93（缺少统计条件与单位）" in memory
-    assert "95 %（" not in memory
-    assert "⚠ 这是提议" in memory
-    assert "⚠ 动态状态" in _section(result.text, "rules")
+    assert "⚠ number 93 (no conditions and unit)" in memory
+    assert "95 % (no" not in memory
+    assert "⚠ a proposal, not yet a decision" in memory
+    assert "⚠ dynamic state" in _section(result.text, "rules")
 
 
 def test_disputed_items_are_shown_as_unresolved_in_the_notice(
@@ -280,8 +282,10 @@ def test_disputed_items_are_shown_as_unresolved_in_the_notice(
     result = assemble(store, S, ask("which meeting room?"))
     notice = _section(result.text, "notice")
     assert f"[mem {a.id}]" in notice and f"[mem {b.id}]" in notice
-    assert "共有 2 条有争议" in notice
-    assert "## 记忆: 相关条目" not in result.text or a.id not in _section(result.text, "memory")
+    assert "This session has 2 disputed memory items" in notice
+    assert EN.section_titles["memory"] not in result.text or a.id not in _section(
+        result.text, "memory"
+    )
 
 
 def test_nothing_relevant_gives_the_insufficient_evidence_statement(
@@ -327,9 +331,9 @@ def test_chinese_session_keeps_quotes_in_chinese(store: MemoryStore, script: Any
 
 
 def _section(text: str, name: str) -> str:
-    """The body of one section of the block ('' when the section is absent)."""
-    title = SECTION_TITLES[name]
-    if title not in text:
+    """The body of one section of the block, in either language ('' when it is absent)."""
+    title = next((w.section_titles[name] for w in (ZH, EN) if w.section_titles[name] in text), "")
+    if not title:
         return ""
     body = text.split(title, 1)[1]
     return body.split("\n\n## ", 1)[0]

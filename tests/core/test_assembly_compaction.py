@@ -10,6 +10,7 @@ from lcm_core.assembly.assemble import assemble
 from lcm_core.assembly.compaction import NONE_POLICY_NOTICE, compaction_status
 from lcm_core.assembly.log import assemble_and_log
 from lcm_core.assembly.step import StepMessage
+from lcm_core.assembly.words import EN
 from lcm_core.config import load_config
 
 S = "sess"
@@ -93,7 +94,7 @@ def test_tracking_policies_detect_compaction(script: Any, policy: str) -> None:
     result = assemble(script.store, S, _after_compaction(), config)
     assert result.trigger == "post-compaction"
     assert {"kind": "compaction", "policy": policy}.items() <= result.reasons[1].items()
-    assert NONE_POLICY_NOTICE not in result.text
+    assert NONE_POLICY_NOTICE not in result.text and EN.untracked_compaction not in result.text
 
 
 def test_policy_none_puts_a_notice_in_the_block(script: Any) -> None:
@@ -103,7 +104,7 @@ def test_policy_none_puts_a_notice_in_the_block(script: Any) -> None:
     config = load_config({"compatibility": {"compactionPolicy": "none"}})
     result = assemble(script.store, S, [StepMessage("user", QUESTION, "user")], config)
     assert result.trigger == "pre-step"
-    assert result.text.rstrip().endswith(NONE_POLICY_NOTICE)
+    assert result.text.rstrip().endswith(EN.untracked_compaction)  # an English session
 
 
 def test_policy_none_alone_does_not_make_a_block(script: Any) -> None:

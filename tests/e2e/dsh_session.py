@@ -21,7 +21,8 @@ from lcm_adapter.dsh import plugin_path
 from lcm_adapter.dsh.patch import PluginRow, render_block
 from lcm_adapter.runtime import MemoryRuntime
 
-MEMORY_HEADER = "[长对话记忆 · long-conversation-memory"
+# The first words of our block, Chinese or English (`assembly.language` follows the user).
+MEMORY_HEADER = ("[长对话记忆 · long-conversation-memory", "[long-conversation-memory:")
 HERE = Path(__file__).parent
 # Small compaction thresholds (fractions of the model's 1M window) so a few padded
 # turns trigger DSH's own automatic compaction.

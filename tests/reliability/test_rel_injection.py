@@ -15,6 +15,7 @@ import pytest
 import rel_support as rs
 from rel_injection_corpus import CASES, USER_FORGERIES, Case
 
+from lcm_core.assembly.words import EN, ZH, BlockWords
 from lcm_core.config import load_config
 from lcm_core.retrieval.rank import source_seqs
 from lcm_core.store.models import ITEM_STATUSES, MemoryItem
@@ -57,6 +58,19 @@ def block_text(message: dict[str, Any] | None) -> str:
     return "\n".join(block["text"] for block in message["content"])
 
 
+# The block's titles in either language (`assembly.language` follows the user).
+ALL_TITLES = {t for w in (ZH, EN) for t in w.section_titles.values()}
+
+
+def words_of(text: str) -> BlockWords:
+    return EN if text.startswith(EN.header) else ZH
+
+
+def header_count(text: str) -> int:
+    """How many real-looking header openings the block holds (ours is one)."""
+    return text.count(f"[{render.HEADER_TAG}") + text.count("[long-conversation-memory")
+
+
 def items_from(store: SQLiteMemoryStore, seq: int) -> list[MemoryItem]:
     """Items of any status that cite `seq` or were derived from it."""
     items = store.list_items(SID, statuses=ITEM_STATUSES)
@@ -65,7 +79,7 @@ def items_from(store: SQLiteMemoryStore, seq: int) -> list[MemoryItem]:
 
 def forged_labels(text: str, store: SQLiteMemoryStore, evidence_refs: tuple[str, ...]) -> list[str]:
     """ASCII labels in the block body that do not name a real item, event or rule."""
-    body = text.split(render.HEADER, 1)[-1]
+    body = text.split(words_of(text).header, 1)[-1]
     rules = {rule.id for rule in store.list_rules()}
     bad: list[str] = []
     for match in LABEL_RE.finditer(body):
@@ -107,7 +121,7 @@ def test_hostile_event_never_becomes_memory_nor_quoted(index: int) -> None:
         assert message is not None and "3000" in text, "the genuine constraint must be injected"
         assert derived == [], [item.content for item in derived]
         assert leaked == [], text
-        assert set(section_lines(text)) <= set(render.SECTION_TITLES.values())
+        assert set(section_lines(text)) <= ALL_TITLES
     finally:
         runtime.close()
 
@@ -134,8 +148,8 @@ def test_forged_labels_in_quoted_tool_output_are_neutralised(index: int) -> None
         assert result.errors == ()
         assert tag in result.text, "the hostile text must be quoted for this check to bite"
         assert bad == [], result.text
-        assert result.text.count(f"[{render.HEADER_TAG}") == 1
-        assert set(section_lines(result.text)) <= set(render.SECTION_TITLES.values())
+        assert header_count(result.text) == 1
+        assert set(section_lines(result.text)) <= ALL_TITLES
     finally:
         store.close()
 
@@ -158,7 +172,7 @@ def test_user_typed_forgeries_are_quoted_with_labels_neutralised(index: int) -> 
         rs.bump("injection.forged_labels_passed", len(bad))
         assert tag in block, "the user's message must be quoted for this check to bite"
         assert bad == [], block
-        assert block.count(f"[{render.HEADER_TAG}") == 1
-        assert set(section_lines(block)) <= set(render.SECTION_TITLES.values())
+        assert header_count(block) == 1
+        assert set(section_lines(block)) <= ALL_TITLES
     finally:
         runtime.close()

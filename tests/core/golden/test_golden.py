@@ -171,6 +171,46 @@ def chinese_only(s: Any) -> list[Step]:
 
 
 @scenario
+def block_language_settings(s: Any) -> list[Step]:
+    """`assembly.language`: auto follows the user (Chinese here); zh and en force the words."""
+    s.user(1, "周五之前把报表导出改成夜里跑，预算不超过三百元（含税）")
+    s.user(2, "另外 staging 的 replicas 先改成 2")
+    s.item("报表导出改成夜里跑", [1], kind="decision")
+    s.item("预算不超过三百元", [1], kind="constraint", conditions=("含税",))
+    s.item("staging 的 replicas 先改成 2", [2], kind="decision")
+    s.store.put_task_state(
+        TaskState(s.session_id, goal="调整报表导出", progress=("已停用白天任务",))
+    )
+    question = "报表导出现在怎么安排？预算多少？"
+    steps: list[Step] = []
+    for setting in ("auto", "en", "zh"):
+        config = load_config({"assembly": {"language": setting}})
+        steps.append(
+            (f"language {setting}", assemble(s.store, s.session_id, [say(question)], config))
+        )
+    return steps
+
+
+@scenario
+def block_language_english_user(s: Any) -> list[Step]:
+    """An English-speaking user gets English headings under auto; zh gives the original block."""
+    s.user(1, "Keep the report export at night, and the budget under 300 dollars including tax")
+    s.user(2, "Also the staging replicas should be 2 for now (北京 office asked)")
+    s.item("report export runs at night", [1], kind="decision")
+    s.item("budget under 300 dollars", [1], kind="constraint", conditions=("including tax",))
+    s.item("staging replicas should be 2 for now", [2], kind="decision")
+    s.store.put_task_state(TaskState(s.session_id, goal="Rework the report export"))
+    question = "How is the report export scheduled now, and what is the budget?"
+    steps: list[Step] = []
+    for setting in ("auto", "zh"):
+        config = load_config({"assembly": {"language": setting}})
+        steps.append(
+            (f"language {setting}", assemble(s.store, s.session_id, [say(question)], config))
+        )
+    return steps
+
+
+@scenario
 def mixed_language(s: Any) -> list[Step]:
     """Mixed Chinese and English: identifiers, paths and CJK terms all find their items."""
     s.user(1, "把 config/deploy.yaml 里的 replicas 改成 3，staging 先试")
