@@ -6,8 +6,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from lcm_adapter.dsh.envelope import parse_envelope
+from lcm_core.capture import events as core
 from lcm_core.capture.events import CaptureReport, Clock
-from lcm_core.capture.events import events as core
 from lcm_core.config import Config
 from lcm_core.store.ports import MemoryStore
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from lcm_core.extraction.lifecycle import LifecycleError
 from lcm_core.extraction import lifecycle
+from lcm_core.extraction.lifecycle import LifecycleError
 from lcm_core.store.errors import StoreConflictError, StoreNotFoundError
 from lcm_core.store.models import MemoryItem
 from lcm_core.store.ports import MemoryStore
