@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner, Result
 from rich.console import Console
 
-from lcm_adapter.cli.main import analytics as cli_analytics
+from lcm_adapter.cli import analytics as cli_analytics
 from lcm_adapter.cli.main import cli
 from lcm_core.reports.jsonl import read_jsonl
 from lcm_core.store.errors import StoreUnavailableError

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from lcm_adapter.cli import demo as cli_demo
 from lcm_adapter.cli.main import cli
-from lcm_adapter.cli.main import demo as cli_demo
 from lcm_adapter.demo import next_step, session_log
 
 LCM = [sys.executable, "-c", "from lcm_adapter.cli.main import main; main()"]

@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from lcm_adapter import render
+from lcm_adapter.cli import memory as cli_memory
 from lcm_adapter.cli.main import cli
-from lcm_adapter.cli.main import memory as cli_memory
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from lcm_adapter.cli.main import admin as cli_admin
+from lcm_adapter.cli import admin as cli_admin
 from lcm_adapter.cli.main import cli
 from lcm_core.store.models import Session
 from lcm_core.store.registry import open_store
