@@ -121,9 +121,7 @@ class _Visibility:
         return frozenset(item_id for item_id, seqs in cited.items() if seqs and set(seqs) <= shown)
 
 
-def _said_dates(
-    store: MemoryStore, session_id: str, items: Sequence[MemoryItem]
-) -> dict[str, str]:
+def _said_dates(store: MemoryStore, session_id: str, items: Sequence[MemoryItem]) -> dict[str, str]:
     """item id -> the ISO date its newest source turn was said, read in one store call."""
     newest = {item.id: seq for item in items if (seq := newest_source_seq(item)) is not None}
     if not newest:

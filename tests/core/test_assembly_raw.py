@@ -111,7 +111,7 @@ def test_the_same_state_gives_the_same_bytes(new_script: Any) -> None:
 def test_items_and_quoted_turns_show_the_date_they_were_said(
     script: Any, store: MemoryStore
 ) -> None:
-    """"When did ...?" needs the day: each item shows its newest source's ISO date, each
+    """ "When did ...?" needs the day: each item shows its newest source's ISO date, each
     quoted turn its own; a turn without a time shows none."""
     script.user(1, "we adopted the cat Miso from the shelter", turn=1, time="2025-11-03T18:20:00Z")
     script.user(2, "Miso got her vaccines today", turn=2, time="2026-01-15T09:00:00+08:00")

@@ -132,7 +132,9 @@ def test_an_english_question_finds_a_chinese_constraint(store: MemoryStore, scri
     assert [r.item.id for r in found.ranking.selected] == [item.id]
     assert [r.ref for r in found.evidence.rows] == ["seq:1"]
     unbridged = load_config({"retrieval": {"ablate": ["bridge"]}})
-    assert retrieve(store, S, query_signals("what is our budget?"), unbridged).ranking.selected == ()
+    assert (
+        retrieve(store, S, query_signals("what is our budget?"), unbridged).ranking.selected == ()
+    )
 
 
 def test_a_chinese_question_finds_an_english_line(store: MemoryStore, script: Any) -> None:
