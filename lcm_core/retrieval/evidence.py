@@ -2,11 +2,14 @@
 
 Candidates are the sources of the selected items, events holding a number, path or
 quoted phrase of the query, and the raw turns of the retriever's pool (so a fact said in
-passing, which extraction never made an item, can still be quoted). A cited row carries
-the score of its best item; any other row keeps its relevance on the same scale, with
-the exact-match and recency factors but no kind or evidence prior (`score_event`). Rows
-go best first, an item's source before a raw turn of equal score, up to
-`retrieval.evidenceLimit`; a raw turn under the score floor is left out, like an item.
+passing, which extraction never made an item, can still be quoted). All are on one
+scale: a cited row carries the score of its best item; any other row is its pool
+relevance times the exact-match and recency factors (`score_event`), the factors an item
+gets, without a kind or evidence prior. Rows go best first, an item's source before a
+raw turn of equal score, up to `retrieval.evidenceLimit`; a raw turn under the floor
+(`retrieval.minScore`, or `retrieval.relativeMinScore` of the best candidate that may be
+quoted) is left out, like an item. Turns this step cannot quote (its own input, turns
+still on screen) never set that floor: they match the question best of all.
 
 Rows are read verbatim (from the archive when the event was archived). Text another
 plugin or the runtime generated never counts as evidence, and only the event types in
