@@ -40,7 +40,12 @@ def test_doctor_reports_paths_extras_and_what_it_cannot_observe(db: Path) -> Non
     assert data["paths"]["db_source"] == "--db"
     assert data["schema_version"] == 2 and data["integrity"] == "ok"
     assert data["file_mode"] == "0o600"
-    assert "sqlite" in data["backends"] and set(data["extras"]) == {"mcp", "zstandard", "duckdb"}
+    assert "sqlite" in data["backends"] and set(data["extras"]) == {
+        "mcp",
+        "zstandard",
+        "duckdb",
+        "psycopg",
+    }
     compat = data["compatibility"]
     assert compat["sessions_seen"] == 2 and compat["sessions_with_compaction"] == 1
     assert compat["cannot_observe"]
