@@ -1,0 +1,73 @@
+"""Identifiers versus measurements: which stated numbers need a condition before use.
+
+A port, a version, an id, a file, case, ticket or build number, a year in a name are
+identifiers: they name something and are never "unconditional figures". Identifiers
+that `numbers` keeps (ports, written "port 5433", "端口 5433", "host:5433") carry the
+unit `port`; the others are not parsed as quantities at all (see `identifier_before`).
+A measurement (latency, budget, percentage, size, rate) without a condition or unit is
+what the number warning is for.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Final
+
+from lcm_core.models import MemoryItem
+
+IDENTIFIER_UNITS: Final = frozenset({"port"})
+_ID_WORDS_EN: Final = (
+    r"issues?|tickets?|cases?|test ?cases?|prs?|pull requests?|mrs?|builds?|ids?|rooms?|codes?|"
+    r"lines?|files?|steps?|items?|releases?|rev(?:ision)?s?|versions?|v|jobs?|runs?|"
+    r"orders?|invoices?|accounts?|employees?|users? ids?|tasks?|stories|story|epics?|"
+    r"sprints?|commits?|chapters?|sections?|figures?|fig\\.?|tables?|nodes?|shards?|"
+    r"partitions?|replicas?|pages?|slides?|no\\.?|number|errors?|status"
+)
+_ID_BEFORE_EN: Final = re.compile(
+    r"(?<![A-Za-z])(?:" + _ID_WORDS_EN + r")\s*(?:#|no\.?|number)?\s*$", re.IGNORECASE
+)
+_ID_BEFORE_ZH: Final = re.compile(
+    r"(?:工单|单号|订单号|编号|用例|案例|版本|版本号|第|号码|序号|行|文件|任务|需求|缺陷|"
+    r"错误码|状态码|房间|会议室|构建|PR|MR)\s*$"
+)
+_HOST_PORT: Final = re.compile(r"[A-Za-z][\w.-]*:$")
+_VERSION_AFTER: Final = re.compile(r"\s*(?:版本?|version\b|号(?!码)|期|届)")
+_YEAR: Final = re.compile(r"(?:19|20)\d\d")
+
+
+def identifier_before(before: str) -> str | None:
+    """How the text before a number marks it: "port" for a host:port, "id" for an id, or None."""
+    if _HOST_PORT.search(before):
+        return "port"
+    if _ID_BEFORE_EN.search(before) or _ID_BEFORE_ZH.search(before):
+        return "id"
+    return None
+
+
+def identifier_after(after: str) -> bool:
+    """A number followed by "版本" or "version" names a version, not an amount."""
+    return bool(_VERSION_AFTER.match(after))
+
+
+def is_year_in_name(raw: str, unit: str | None, comparator: str | None) -> bool:
+    """"the 2024 roadmap", "Q3 2025 budget": a year naming something, not a count of it."""
+    return comparator is None and _YEAR.fullmatch(raw.split(" ", 1)[0]) is not None and (
+        unit is None or " " in unit or unit.isalpha() and unit.islower() and len(unit) > 3
+    )
+
+
+def is_identifier(number: dict[str, Any]) -> bool:
+    """A stored number that names something (a port) rather than measuring it."""
+    return number.get("unit") in IDENTIFIER_UNITS
+
+
+def flagged_numbers(item: MemoryItem) -> list[dict[str, Any]]:
+    """The measurements of an item that lack a condition or a unit; identifiers never are."""
+    flagged: list[dict[str, Any]] = []
+    for number in item.numbers:
+        if is_identifier(number):
+            continue
+        has_conditions = bool(item.conditions) or bool(number.get("conditions"))
+        if not has_conditions or not number.get("unit"):
+            flagged.append(number)
+    return flagged
