@@ -24,6 +24,7 @@ from lcm_core.extraction_correct import (
     target_view,
 )
 from lcm_core.extraction_rules import classify
+from lcm_core.extraction_supersede import same_subject
 from lcm_core.extraction_task import apply_patch
 from lcm_core.models import Event, MemoryItem, TaskState
 from lcm_core.numbers import Quantity, parse_quantities
@@ -99,12 +100,14 @@ def apply_event(
 def _apply_candidate(
     store: MemoryStore, event: Event, cand: Candidate, outcome: Outcome, active: ActiveItems
 ) -> None:
-    target = None
-    if cand.correction is not None:
+    target = same_subject(cand, active.views()) if cand.subject else None
+    if target is None and cand.correction is not None:
         found = (*cand.quantities, *cand.replaced)
         target = pick_target(cand.correction, found, active.views())
     content, quantities = cand.content, cand.quantities
-    if target is not None:
+    if target is not None and target.scope.get("subject") and cand.subject:
+        pass  # a statement about the same subject replaces it whole; no number is swapped
+    elif target is not None:
         subject_less = is_subject_less(cand.correction.body if cand.correction else "", quantities)
         rewritten = substitute(target, quantities[0], cand.replaced) if subject_less else None
         if rewritten is not None:

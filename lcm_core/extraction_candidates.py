@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from lcm_core.capture import is_generated, is_user_input
+from lcm_core.extraction_chatter import is_chatter
 from lcm_core.extraction_correct import CorrectionCue, correction_cue
 from lcm_core.extraction_rules import (
     Verdict,
@@ -22,6 +23,7 @@ from lcm_core.extraction_rules import (
     is_proposal,
     is_question,
 )
+from lcm_core.extraction_subject import SubjectFact, subject_fact
 from lcm_core.extraction_task import TaskPatch, task_patch
 from lcm_core.extraction_text import clauses, clean_content, scope_of, sentences
 from lcm_core.models import Event
@@ -52,6 +54,7 @@ class Candidate:
     replaced: tuple[Quantity, ...] = ()
     correction: CorrectionCue | None = None
     strength: int = 0
+    subject: str = ""  # the subject key of a plain statement of fact (`extraction_subject`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +97,7 @@ def _from_user(text: str) -> Extraction:
         if sentence_patch is not None:
             patch = sentence_patch if patch is None else patch.merged(sentence_patch)
             continue
-        if is_question(sentence) or is_one_off_request(sentence):
+        if is_question(sentence) or is_one_off_request(sentence) or is_chatter(sentence):
             continue
         found.extend(_user_sentence(sentence))
     return Extraction(candidates=_bounded(found), task=patch)
@@ -107,12 +110,20 @@ def _user_sentence(sentence: str) -> list[Candidate]:
     for index, (segment, verdict) in enumerate(_segments(body)):
         correction = cue if index == 0 and cue is not None else None
         explicit = correction is not None and correction.explicit
+        stated = subject_fact(clean_content(segment)) if _may_state_fact(verdict) else None
+        if stated is not None:
+            verdict = Verdict("fact", 1)  # a subject bound to a value, with or without a cue
         if verdict is None and not explicit:
             continue
-        candidate = _candidate(segment, verdict, "user_explicit", correction)
+        candidate = _candidate(segment, verdict, "user_explicit", correction, stated)
         if candidate is not None:
             found.append(candidate)
     return found
+
+
+def _may_state_fact(verdict: Verdict | None) -> bool:
+    """Only a clause with no stronger cue than a fact's may be read as subject and value."""
+    return verdict is None or verdict.kind == "fact"
 
 
 def _segments(body: str) -> list[tuple[str, Verdict | None]]:
@@ -177,20 +188,28 @@ def _bounded(found: list[Candidate]) -> tuple[Candidate, ...]:
 
 
 def _candidate(
-    segment: str, verdict: Verdict | None, evidence: str, correction: CorrectionCue | None
+    segment: str,
+    verdict: Verdict | None,
+    evidence: str,
+    correction: CorrectionCue | None,
+    stated: SubjectFact | None = None,
 ) -> Candidate | None:
     content = clean_content(segment)
     if not content or _BARE_PRONOUN.match(content):
         return None
     quantities, conditions = quantities_and_conditions(content)
+    scope = scope_of(content)
+    if stated is not None:
+        scope["subject"] = stated.subject
     return Candidate(
         kind=verdict.kind if verdict else None,
         content=content,
         evidence_type=evidence,
         conditions=tuple(dict.fromkeys(c.text for c in conditions)),
-        scope=scope_of(content),
+        scope=scope,
         quantities=tuple(q for q in quantities if not q.negated),
         replaced=tuple(q for q in quantities if q.negated),
         correction=correction,
         strength=verdict.strength if verdict else 0,
+        subject=stated.key if stated is not None else "",
     )

@@ -1,0 +1,38 @@
+"""Supersession by subject: the earlier item a new plain statement of fact replaces.
+
+An active fact or decision is about the same thing as a new fact when both read as
+`subject relation value` (see `extraction_subject`) with equal subject keys. The newest
+such item is replaced, unless it says exactly the same thing. Different subjects or
+relation families never match: a wrong supersession would lose memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from lcm_core.extraction_candidates import Candidate
+from lcm_core.extraction_correct import TargetView
+from lcm_core.extraction_subject import subject_fact
+from lcm_core.models import MemoryItem
+
+REPLACEABLE_KINDS: Final = frozenset({"fact", "decision"})
+
+
+def item_subject_key(item: MemoryItem) -> str:
+    """The subject key of a stored item, or "" when its content is no subject-value statement."""
+    if item.kind not in REPLACEABLE_KINDS:
+        return ""
+    stated = subject_fact(item.content)
+    return stated.key if stated is not None else ""
+
+
+def same_subject(cand: Candidate, views: Sequence[TargetView]) -> MemoryItem | None:
+    """The newest active item about the candidate's subject that says something else."""
+    folded = cand.content.casefold()
+    for view in reversed(views):
+        if view.folded == folded:
+            return None  # said again: a restatement, not a change
+        if item_subject_key(view.item) == cand.subject:
+            return view.item
+    return None
