@@ -11,6 +11,10 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from lcm_core.extraction_rules import classify
+from lcm_core.numbers import parse_quantities
+from lcm_core.numbers_role import is_identifier
+
 _FILLER_EN: Final = (
     r"(?:(?:ok(?:ay)?|k|alright|all right|cool|nice|good|great|hmm+|so|now|then|yeah|yep|"
     r"right|sure|and|also|fine|perfect|got it|thanks|first|next)\b[\s,.!:—–-]*)*"
@@ -62,4 +66,13 @@ def is_chatter(sentence: str) -> bool:
     if not text or _KEEPS.search(text):
         return False
     patterns = (_NAV_EN, _NEXT_EN, _NAV_ZH, _REMARK)
-    return any(p.match(text) for p in patterns)
+    if not any(p.match(text) for p in patterns):
+        return False
+    # "Retry failed webhooks up to 5 times", "Open question: …": a bound or a stronger cue.
+    verdict = classify(text)
+    if verdict is not None and verdict.kind in _RULE_KINDS:
+        return False
+    return not any(q.unit and not is_identifier(q.to_dict()) for q in parse_quantities(text))
+
+
+_RULE_KINDS: Final = frozenset({"open_question", "preference", "constraint"})

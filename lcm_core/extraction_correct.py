@@ -22,8 +22,9 @@ from lcm_core.query import can_narrow
 from lcm_core.text import tokenize
 
 _EN_LEAD: Final = re.compile(
-    r"^(?:(?:hmm+|oh|ah|um+|uh|well|so|sorry|ok(?:ay)?|right)\b[\s,.!:—–-]*)*"
+    r"^(?:(?:hmm+|oh|ah|um+|uh|ugh|argh|well|so|ok(?:ay)?|right)\b[\s,.!:—–-]*)*"
     r"(?P<cue>actually|correction|scratch that|i meant|i mean|no wait|wait,? no|nope|oops|"
+    r"(?:sorry[\s,.!:—–-]*)?(?:wrong again|my bad|my mistake)|sorry|wrong again|"
     r"no(?=\s*[,.!—–-]|\s+wait\b)|i misspoke|i mistyped|mis-?typed|typo|"
     r"let me correct (?:that|myself)|make (?:it|that)|change (?:it|that) to|"
     r"(?:that|it) should (?:be|say))(?![A-Za-z])[\s,.!:：—–-]*",
@@ -31,7 +32,8 @@ _EN_LEAD: Final = re.compile(
 )
 _ZH_LEAD: Final = re.compile(
     r"^(?:(?:嗯|哦|啊|哎|诶|呃)[\s,，。!！]*)*"
-    r"(?P<cue>不对|不是的|错了|我?(?:刚才)?说错了|更正|纠正|改一下|其实是|我的意思是|写错了|打错了|口误|不[，,])"
+    r"(?P<cue>不对|不是的|又?错了|我?(?:刚才)?又?说错了|更正(?:一下)?|纠正(?:一下)?|改一下|其实是|"
+    r"我的意思是|写错了|打错了|口误|不[，,])"
     r"[\s,，。.!！:：—–-]*"
 )
 _CHANGE_TO: Final = re.compile(r"改成|改为|换成|改用|^\s*change\b.*\bto\b", re.IGNORECASE)
@@ -47,6 +49,7 @@ _LEADING_NUMBER: Final = re.compile(
 )
 # Words of the correction itself, which say nothing about what is corrected.
 _CUE_TEXT: Final = """actually correction scratch meant mean make change instead rather sorry oops wait
+    argh ugh wrong again bad mistake 决定 决定了 采用 统一 以后 我们
     mistyped misspoke typo nope hmm right then correct set use 不对 应该 该是 改成 改为 换成
     改用 更正 纠正 说错 错了 刚才 我说 其实 意思 就行 不是 而不是 成为 一下 我刚"""
 _CUE_TERMS: Final = frozenset(_CUE_TEXT.split())
