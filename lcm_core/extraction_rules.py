@@ -118,8 +118,8 @@ DECISION: Final = (
     ),
     _zh(
         r"决定|就用|就按|采用|改用|选用|选择|定为|设为|设成|设置为|设置成|统一用|换成|换用|"
-        r"就叫|[\u4e00-\u9fff]选\s*[A-Za-z]|^\s*只在[^，。；]{1,12}(?:发版|发布|部署|上线)|"
-        r"还是用|确定用|保留(?!\s*\d)|固定在|固定为|提高到|降低到|调整为|调到|改成|改为|"
+        r"就叫|[\u4e00-\u9fff]选\s*[A-Za-z]|"
+        r"还是用|确定用|保留|固定在|固定为|提高到|降低到|调整为|调到|改成|改为|"
         # Clause-initial "用" is "use …", but not in words such as 用户, 用例, 用法.
         r"用[^，。；,;！？]{1,20}吧|^\s*用(?![户例法量途时于处])\s*\S|^[\u4e00-\u9fff]{1,4}用\s*[A-Za-z]"
     ),
@@ -226,8 +226,14 @@ _CHOICE: Final = re.compile(
 )
 
 
+# "只在周二和周四发版" picks the release days, like "deploy only on Tuesdays".
+_RELEASE_DAYS: Final = re.compile(r"^\s*只在[^，。；]{1,12}(?:发版|发布|部署|上线)")
+
+
 def _lasting_choice(clause: str) -> bool:
     """A choice made to last ("以后都用 pnpm"), with no other obligation cue in it."""
+    if _RELEASE_DAYS.search(clause):
+        return True
     if not _LASTING.search(clause) or not _CHOICE.search(clause):
         return False
     return not _any(STRONG_CONSTRAINT, _LASTING.sub(" ", clause))

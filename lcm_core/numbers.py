@@ -15,6 +15,12 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from lcm_core.conditions import Condition, find_conditions
+from lcm_core.numbers_role import (
+    identifier_after,
+    identifier_before,
+    is_version_after_name,
+    is_year_in_name,
+)
 from lcm_core.numbers_vocab import (
     ATTACHED_UNITS,
     CURRENCY_PREFIX,
@@ -214,6 +220,9 @@ def _read(text: str, wide: str, match: re.Match[str]) -> Quantity | None:
         return _read_chinese(text, wide, start, end)
     if _LEFT_BLOCK.search(before) and not _ALLOWED_LEFT_DASH.search(before):
         return None
+    marked = identifier_before(before)
+    if marked == "id" or identifier_after(wide[end : end + 12]):
+        return None  # "issue 15", "case 7", "1.29 版本": a name, not an amount
     value = _arabic(match.group("ar"))
     value, end = _apply_multiplier(wide, end, value)
     upper: int | float | None = None
@@ -230,8 +239,12 @@ def _read(text: str, wide: str, match: re.Match[str]) -> Quantity | None:
         return None  # digits glued to a word that is no unit: an identifier
     if before.endswith("百分之"):
         unit, start = "%", start - 3
-    unit = _prefix_unit(before) or unit
+    unit = ("port" if marked == "port" else _prefix_unit(before)) or unit
+    if unit is None and is_version_after_name(match.group("ar"), before):
+        return None  # "dbt-core 1.8", "RabbitMQ 3.13": a version
     comparator = _comparator_before(before) or _comparator_after(wide, end_after_unit)
+    if is_year_in_name(match.group("ar"), unit, comparator):
+        return None
     if upper is not None:
         comparator = "between"
     raw_start = start - len(_currency_prefix(before))

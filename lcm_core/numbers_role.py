@@ -28,10 +28,14 @@ _ID_BEFORE_EN: Final = re.compile(
 )
 _ID_BEFORE_ZH: Final = re.compile(
     r"(?:工单|单号|订单号|编号|用例|案例|版本|版本号|第|号码|序号|行|文件|任务|需求|缺陷|"
-    r"错误码|状态码|房间|会议室|构建|PR|MR)\s*$"
+    r"错误码|状态码|房间|会议室|构建|PR|MR)\s*(?:是|为|号)?\s*$"
+)
+# A capitalised, hyphenated or digit-bearing name right before a decimal: a version.
+_NAME_BEFORE: Final = re.compile(
+    r"(?<![\w-])(?:[A-Z][\w.+-]*|[a-z][a-z0-9]*-[\w-]+|[A-Za-z]+\d[\w]*)\s?$"
 )
 _HOST_PORT: Final = re.compile(r"[A-Za-z][\w.-]*:$")
-_VERSION_AFTER: Final = re.compile(r"\s*(?:版本?|version\b|号(?!码)|期|届)")
+_VERSION_AFTER: Final = re.compile(r"\s*(?:版本?|version\b|号(?!码)|期|届|年度)")
 _YEAR: Final = re.compile(r"(?:19|20)\d\d")
 
 
@@ -49,11 +53,16 @@ def identifier_after(after: str) -> bool:
     return bool(_VERSION_AFTER.match(after))
 
 
-def is_year_in_name(raw: str, unit: str | None, comparator: str | None) -> bool:
-    """"the 2024 roadmap", "Q3 2025 budget": a year naming something, not a count of it."""
-    return comparator is None and _YEAR.fullmatch(raw.split(" ", 1)[0]) is not None and (
-        unit is None or " " in unit or unit.isalpha() and unit.islower() and len(unit) > 3
-    )
+def is_version_after_name(digits: str, before: str) -> bool:
+    """"dbt-core 1.8", "RabbitMQ 3.13", "TypeScript 5.4": a decimal right after a name."""
+    return "." in digits and _NAME_BEFORE.search(before) is not None
+
+
+def is_year_in_name(digits: str, unit: str | None, comparator: str | None) -> bool:
+    """"the 2024 roadmap", "Q3 2025 budget", "2025 年度预算": a year naming something."""
+    if comparator is not None or _YEAR.fullmatch(digits) is None:
+        return False
+    return unit is None or " " in unit or (unit.isalpha() and unit.islower() and len(unit) > 3)
 
 
 def is_identifier(number: dict[str, Any]) -> bool:

@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from lcm_core.evidence import EvidenceRow
 from lcm_core.models import MemoryItem, Rule, TaskState
+from lcm_core.numbers_role import flagged_numbers
 from lcm_core.retrieval import source_seqs
 
 HEADER_TAG: Final = "长对话记忆"
@@ -124,7 +125,7 @@ def _number_text(number: dict[str, Any]) -> str:
 def number_warning(item: MemoryItem) -> str | None:
     """A warning naming each number that lacks conditions or a unit, or None."""
     parts: list[str] = []
-    for number in item.numbers:
+    for number in flagged_numbers(item):  # identifiers (ports) are never flagged
         has_conditions = bool(item.conditions) or bool(number.get("conditions"))
         has_unit = bool(number.get("unit"))
         missing = [
