@@ -23,7 +23,7 @@ from lcm_core.extraction_rules import (
     is_proposal,
     is_question,
 )
-from lcm_core.extraction_subject import SubjectFact, subject_fact
+from lcm_core.extraction_subject import SubjectFact, overrides_choice, subject_fact
 from lcm_core.extraction_task import TaskPatch, task_patch
 from lcm_core.extraction_text import clauses, clean_content, scope_of, sentences
 from lcm_core.models import Event
@@ -110,7 +110,9 @@ def _user_sentence(sentence: str) -> list[Candidate]:
     for index, (segment, verdict) in enumerate(_segments(body)):
         correction = cue if index == 0 and cue is not None else None
         explicit = correction is not None and correction.explicit
-        stated = subject_fact(clean_content(segment)) if _may_state_fact(verdict) else None
+        stated = subject_fact(clean_content(segment))
+        if stated is not None and not _may_state_fact(verdict):
+            stated = stated if overrides_choice(stated, segment) else None
         if stated is not None:
             verdict = Verdict("fact", 1)  # a subject bound to a value, with or without a cue
         if verdict is None and not explicit:
@@ -124,6 +126,7 @@ def _user_sentence(sentence: str) -> list[Candidate]:
 def _may_state_fact(verdict: Verdict | None) -> bool:
     """Only a clause with no stronger cue than a fact's may be read as subject and value."""
     return verdict is None or verdict.kind == "fact"
+
 
 
 def _segments(body: str) -> list[tuple[str, Verdict | None]]:

@@ -38,7 +38,7 @@ _RELATIONS_EN: Final = {
     "owner": "owns|is owned by|is maintained by|maintains|is run by|is handled by",
     "does": "tracks|adds|fixes|covers|handles|is tracked in",
     "has": "has|have|takes|holds|contains|processes|keeps|are kept for|is kept for",
-    "is": "is called|is named|is|are|means|equals",
+    "is": "is called|is named|is|are|was|were|means|equals",
 }
 _RELATIONS_ZH: Final = {
     "where": "跑在|部署在|运行在|托管在|位于|放在|存放在|存在|装在|在",
@@ -113,6 +113,15 @@ _ZH_FACT_SUBJECT_END: Final = re.compile(
 )
 
 
+# A Chinese "X 用 Y" states a fact when X names a system, not an activity ("部署用 Docker").
+_ZH_STRONG_CHOICE: Final = re.compile(r"决定|就用|采用|改用|选用|统一用|换成|还是用|确定用|吧|以后|今后")
+
+
+def overrides_choice(stated: SubjectFact, text: str) -> bool:
+    """Whether a clause read as a decision is really a system's plain fact ("报表服务用 Java 17")."""
+    return stated.relation == "uses" and stated.system and not _ZH_STRONG_CHOICE.search(text)
+
+
 @dataclass(frozen=True, slots=True)
 class SubjectFact:
     """A clause read as `subject relation value`; `key` identifies the subject."""
@@ -120,6 +129,7 @@ class SubjectFact:
     subject: str
     relation: str
     value: str
+    system: bool = False  # a Chinese "X 用 Y" whose X names a system
 
     @property
     def key(self) -> str:
@@ -148,10 +158,11 @@ def _subject_fact(text: str) -> SubjectFact | None:
     if match:
         subject, verb, value = (match.group(n).strip() for n in ("subject", "verb", "value"))
         family = _VERB_FAMILY_ZH[verb]
-        if family == "uses" and verb == "用" and not _ZH_FACT_SUBJECT_END.search(subject):
+        system = _ZH_FACT_SUBJECT_END.search(subject) is not None
+        if family == "uses" and verb == "用" and not system:
             return None  # "部署用 Docker" chooses a tool; "报表服务用 Java" states one
         if _good_zh_subject(subject) and not _ZH_TRANSIENT_VALUE.match(value):
-            return SubjectFact(subject.removesuffix("的"), family, value)
+            return SubjectFact(subject.removesuffix("的"), family, value, system and verb == "用")
     return None
 
 
@@ -161,7 +172,7 @@ def _good_en(subject: str, value: str) -> bool:
         return False
     if words[0] in _PRONOUNS_EN or words[0] in _IMPERATIVE_EN or words[-1] in _PRONOUNS_EN:
         return False
-    if not any(len(w) >= 2 and not w.isdigit() for w in words):
+    if not any(len(w) >= 2 and any(ch.isalpha() for ch in w) for w in words):
         return False
     return not _TRANSIENT_VALUE.match(value)
 

@@ -19,6 +19,7 @@ from lcm_core.numbers_role import (
     identifier_after,
     identifier_before,
     is_version_after_name,
+    port_after,
     is_year_in_name,
 )
 from lcm_core.numbers_vocab import (
@@ -239,7 +240,9 @@ def _read(text: str, wide: str, match: re.Match[str]) -> Quantity | None:
         return None  # digits glued to a word that is no unit: an identifier
     if before.endswith("百分之"):
         unit, start = "%", start - 3
-    unit = ("port" if marked == "port" else _prefix_unit(before)) or unit
+    if marked == "port" or (unit is None and port_after(wide[end : end + 8])):
+        unit = "port"
+    unit = _prefix_unit(before) or unit
     if unit is None and is_version_after_name(match.group("ar"), before):
         return None  # "dbt-core 1.8", "RabbitMQ 3.13": a version
     comparator = _comparator_before(before) or _comparator_after(wide, end_after_unit)

@@ -34,7 +34,12 @@ _ID_BEFORE_ZH: Final = re.compile(
 _NAME_BEFORE: Final = re.compile(
     r"(?<![\w-])(?:[A-Z][\w.+-]*|[a-z][a-z0-9]*-[\w-]+|[A-Za-z]+\d[\w]*)\s?$"
 )
-_HOST_PORT: Final = re.compile(r"[A-Za-z][\w.-]*:$")
+_HOST_PORT: Final = re.compile(
+    r"[A-Za-z][\w.-]*:$|(?<![A-Za-z])(?:listens? on|listening on|binds? to|bound to|"
+    r"exposed on)\s*$|端口(?:号)?\s*(?:是|为|在|改成|改为)?\s*$",
+    re.IGNORECASE,
+)
+_PORT_AFTER: Final = re.compile(r"\s*(?:端口|port\b)", re.IGNORECASE)
 _VERSION_AFTER: Final = re.compile(r"\s*(?:版本?|version\b|号(?!码)|期|届|年度)")
 _YEAR: Final = re.compile(r"(?:19|20)\d\d")
 
@@ -51,6 +56,11 @@ def identifier_before(before: str) -> str | None:
 def identifier_after(after: str) -> bool:
     """A number followed by "版本" or "version" names a version, not an amount."""
     return bool(_VERSION_AFTER.match(after))
+
+
+def port_after(after: str) -> bool:
+    """"跑在 8080 端口", "8443 port": the number names a port."""
+    return bool(_PORT_AFTER.match(after))
 
 
 def is_version_after_name(digits: str, before: str) -> bool:
