@@ -117,6 +117,9 @@ def _apply_candidate(
             # A number the target already holds is the old value named again, not a new one.
             old_values = {n.get("value") for n in target.numbers}
             quantities = tuple(q for q in quantities if q.value not in old_values)
+    if target is None and cand.kind is None and cand.correction is not None:
+        if not cand.correction.explicit:
+            return  # "不是 X，是 Y" with no earlier X: nothing to correct, no cue to keep
     kind = _kind(cand, target, content)
     item = _item(event, cand, kind, content, quantities)
     # An id that exists already is a replay or a restatement, handled below.

@@ -97,8 +97,10 @@ def _from_user(text: str) -> Extraction:
         if sentence_patch is not None:
             patch = sentence_patch if patch is None else patch.merged(sentence_patch)
             continue
-        if is_question(sentence) or is_one_off_request(sentence) or is_chatter(sentence):
+        if is_question(sentence) or is_chatter(sentence):
             continue
+        if is_one_off_request(sentence) and subject_fact(clean_content(sentence)) is None:
+            continue  # "test suite takes 6 min" states a fact; "test the parser" asks
         found.extend(_user_sentence(sentence))
     return Extraction(candidates=_bounded(found), task=patch)
 
@@ -109,7 +111,7 @@ def _user_sentence(sentence: str) -> list[Candidate]:
     found: list[Candidate] = []
     for index, (segment, verdict) in enumerate(_segments(body)):
         correction = cue if index == 0 and cue is not None else None
-        explicit = correction is not None and correction.explicit
+        explicit = correction is not None and (correction.explicit or bool(correction.replaced))
         stated = subject_fact(clean_content(segment))
         if stated is not None and not _may_state_fact(verdict):
             stated = stated if overrides_choice(stated, segment) else None

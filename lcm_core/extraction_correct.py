@@ -18,6 +18,7 @@ from typing import Any, Final
 
 from lcm_core.models import MemoryItem
 from lcm_core.numbers import Quantity
+from lcm_core.numbers_role import MEASURE_UNITS
 from lcm_core.query import can_narrow
 from lcm_core.text import tokenize
 
@@ -110,7 +111,8 @@ def is_subject_less(body: str, quantities: Sequence[Quantity]) -> bool:
 
 
 def _without_numbers(text: str) -> str:
-    return re.sub(r"\d[\d,.]*", " ", text)
+    # Digits inside a name ("k8s", "s3", "ec2") stay: they are part of the subject.
+    return re.sub(r"(?<![A-Za-z])\d[\d,.]*(?![A-Za-z])", " ", text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,8 +211,17 @@ def _score(probe: _Probe, view: TargetView) -> tuple[float, bool]:
     if probe.terms:
         score += min(len(shared_terms), 3)
     if probe.subject_less and numbers:
+        if not _compatible(probe, numbers):
+            return 0.0, False  # "不，是 1.30" never rewrites "2 GB": another kind of value
         score += 0.5
     return score, replaced_hit
+
+
+def _compatible(probe: _Probe, numbers: tuple[tuple[Any, Any], ...]) -> bool:
+    """A bare new value never replaces a measurement ("2 GB"); a stated unit must agree."""
+    if probe.units:
+        return any(u in probe.units or u not in MEASURE_UNITS for _, u in numbers)
+    return any(u not in MEASURE_UNITS for _, u in numbers)
 
 
 def substitute(target: MemoryItem, new: Quantity, replaced: Sequence[Quantity]) -> str | None:

@@ -44,7 +44,7 @@ _RELATIONS_ZH: Final = {
     "where": "跑在|部署在|运行在|托管在|位于|放在|存放在|存在|装在|在",
     "uses": "用的是|使用的是|使用|用|走|基于",
     "is": "叫做|叫|是|为",
-    "has": "有|保留|大概要|要",
+    "has": "有|保留|大概要|大概|大约|约为|要",
 }
 _ADVERBS_EN: Final = r"(?:(?:now|currently|still|also|actually|really|already|usually)\s+)*"
 _LEAD_EN: Final = (

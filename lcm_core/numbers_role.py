@@ -14,8 +14,13 @@ import re
 from typing import Any, Final
 
 from lcm_core.models import MemoryItem
+from lcm_core.numbers_vocab import ATTACHED_UNITS, CURRENCY_PREFIX, SPACED_UNITS
 
 IDENTIFIER_UNITS: Final = frozenset({"port"})
+# Canonical units of measure (time, size, share, money); a counted noun ("attempts") is not one.
+MEASURE_UNITS: Final = frozenset(
+    {unit for _, unit in (*ATTACHED_UNITS, *SPACED_UNITS)} | set(CURRENCY_PREFIX.values())
+)
 _ID_WORDS_EN: Final = (
     r"issues?|tickets?|cases?|test ?cases?|prs?|pull requests?|mrs?|builds?|ids?|rooms?|codes?|"
     r"lines?|files?|steps?|items?|releases?|rev(?:ision)?s?|versions?|v|jobs?|runs?|"
