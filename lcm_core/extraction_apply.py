@@ -31,7 +31,7 @@ from lcm_core.numbers import Quantity, parse_quantities
 from lcm_core.ports import MemoryStore
 from lcm_core.text import fingerprint, stable_item_id
 
-EXTRACTOR: Final = "lcm-rules@1"
+EXTRACTOR: Final = "lcm-rules@2"  # bumped when rules change what a message yields
 MESSAGE_TYPES: Final = ("user/message", "assistant/message")
 _LOOKBACK: Final = 200  # seqs searched for the message a confirmation answers
 
