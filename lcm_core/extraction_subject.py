@@ -101,7 +101,8 @@ _TRANSIENT_VALUE: Final = re.compile(
     r"^(?:still|not|no longer|going to|gonna|done|finished|fine|ok|okay|weird|strange|broken|"
     r"failing|passing|green|red|up|down|good|bad|wrong|right|correct|missing|empty|slow|fast|"
     r"huge|big|small|better|worse|fixed|gone|flaky|a bug|the problem|the issue|why|what|how|"
-    r"here|there|working|happening|enough|too)\b",
+    r"here|there|working|happening|enough|too|next|up next|last|first|in progress|blocked|"
+    r"pending|underway|on hold|todo|wip)(?![\w.-])",
     re.IGNORECASE,
 )
 _ZH_TRANSIENT_VALUE: Final = re.compile(r"^(?:啥|什么|多少|哪|不是|不行|可以|好的|对的|错的|这样|那样|干嘛)")
