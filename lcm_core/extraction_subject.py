@@ -153,7 +153,7 @@ def _subject_fact(text: str) -> SubjectFact | None:
         verb = match.group("verb").casefold()
         subject, value = match.group("subject").strip(), match.group("value").strip()
         if verb in _SWAPPED:
-            subject, value = _VALUE_TAIL.sub("", value), subject
+            subject, value = _ARTICLE.sub("", _VALUE_TAIL.sub("", value)), subject
         return SubjectFact(subject, _VERB_FAMILY_EN[verb], value)
     match = _FACT_ZH.match(text)
     if match:
