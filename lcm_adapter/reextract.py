@@ -16,9 +16,7 @@ def reextract_store(
     store: MemoryStore, config: Config, session_id: str | None = None
 ) -> list[ReextractReport]:
     """Re-derive the items of one session, or of every session (then mark the store current)."""
-    sessions = (
-        [session_id] if session_id else sorted(s.session_id for s in store.list_sessions())
-    )
+    sessions = [session_id] if session_id else sorted(s.session_id for s in store.list_sessions())
     reports: list[ReextractReport] = []
     for sid in sessions:
         scratch = open_store(":memory:")

@@ -100,14 +100,13 @@ def apply_event(
 def _apply_candidate(
     store: MemoryStore, event: Event, cand: Candidate, outcome: Outcome, active: ActiveItems
 ) -> None:
+    # A plain fact replaces the newest item about its subject; else a correction picks one.
     target = same_subject(cand, active.views()) if cand.subject else None
     if target is None and cand.correction is not None:
         found = (*cand.quantities, *cand.replaced)
         target = pick_target(cand.correction, found, active.views())
     content, quantities = cand.content, cand.quantities
-    if target is not None and target.scope.get("subject") and cand.subject:
-        pass  # a statement about the same subject replaces it whole; no number is swapped
-    elif target is not None:
+    if target is not None:
         subject_less = is_subject_less(cand.correction.body if cand.correction else "", quantities)
         rewritten = substitute(target, quantities[0], cand.replaced) if subject_less else None
         if rewritten is not None:
@@ -117,9 +116,9 @@ def _apply_candidate(
             # A number the target already holds is the old value named again, not a new one.
             old_values = {n.get("value") for n in target.numbers}
             quantities = tuple(q for q in quantities if q.value not in old_values)
-    if target is None and cand.kind is None and cand.correction is not None:
-        if not cand.correction.explicit:
-            return  # "不是 X，是 Y" with no earlier X: nothing to correct, no cue to keep
+    implicit = cand.correction is not None and not cand.correction.explicit
+    if target is None and cand.kind is None and implicit:
+        return  # "不是 X，是 Y" with no earlier X: nothing to correct, no cue to keep
     kind = _kind(cand, target, content)
     item = _item(event, cand, kind, content, quantities)
     # An id that exists already is a replay or a restatement, handled below.

@@ -130,7 +130,6 @@ def _may_state_fact(verdict: Verdict | None) -> bool:
     return verdict is None or verdict.kind == "fact"
 
 
-
 def _segments(body: str) -> list[tuple[str, Verdict | None]]:
     """Group clauses that state one thing; a clause with a different kind starts a new group.
 

@@ -31,9 +31,7 @@ _VERBS_EN: Final = (
     r"come back|return to|fix|print|dump|test|stop here|pause|resume|refresh|reload|"
     r"call it a day|keep going|carry on|proceed|do the next|next"
 )
-_NAV_EN: Final = re.compile(
-    rf"^\s*{_FILLER_EN}{_WHO_EN}(?:{_VERBS_EN})(?![A-Za-z])", re.IGNORECASE
-)
+_NAV_EN: Final = re.compile(rf"^\s*{_FILLER_EN}{_WHO_EN}(?:{_VERBS_EN})(?![A-Za-z])", re.IGNORECASE)
 # "next file", "first one", "next: src/db/migrate.py".
 _NEXT_EN: Final = re.compile(
     r"^\s*(?:ok(?:ay)?[\s,]*)?(?:next|first|last|another|the next)\b[\s:,]*"

@@ -88,14 +88,73 @@ _VALUE_TAIL: Final = re.compile(
     r"(?:\s*,?\s*(?:not|instead of|rather than)\s+.*|\s+(?:now|currently|these days))+$", re.I
 )
 _PRONOUNS_EN: Final = frozenset(
-    "it this that these those there here he she they we i you what which who everything "
-    "something nothing anything all one which let's lets let".split()
+    [
+        "it",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "here",
+        "he",
+        "she",
+        "they",
+        "we",
+        "i",
+        "you",
+        "what",
+        "which",
+        "who",
+        "everything",
+        "something",
+        "nothing",
+        "anything",
+        "all",
+        "one",
+        "which",
+        "let's",
+        "lets",
+        "let",
+    ]
 )
 _IMPERATIVE_EN: Final = frozenset(
-    "run open show look check go try see read use make set add fix keep please pls "
-    "maybe why how when where what do does did can could would should will".split()
+    [
+        "run",
+        "open",
+        "show",
+        "look",
+        "check",
+        "go",
+        "try",
+        "see",
+        "read",
+        "use",
+        "make",
+        "set",
+        "add",
+        "fix",
+        "keep",
+        "please",
+        "pls",
+        "maybe",
+        "why",
+        "how",
+        "when",
+        "where",
+        "what",
+        "do",
+        "does",
+        "did",
+        "can",
+        "could",
+        "would",
+        "should",
+        "will",
+    ]
 )
-_ZH_BAD_SUBJECT_START: Final = re.compile(r"^(?:我|你|他|她|它|这|那|咱|先|再|就|也|都|还|又|把|给|让|请|帮|看|跑|去|来|要|能|会|不)")
+_ZH_BAD_SUBJECT_START: Final = re.compile(
+    r"^(?:我|你|他|她|它|这|那|咱|先|再|就|也|都|还|又|把|给|让|请|帮|看|跑|去|来|要|能|会|不)"
+)
 # Values that describe a passing state, not a lasting fact ("the build is still red").
 _TRANSIENT_VALUE: Final = re.compile(
     r"^(?:still|not|no longer|going to|gonna|done|finished|fine|ok|okay|weird|strange|broken|"
@@ -105,8 +164,12 @@ _TRANSIENT_VALUE: Final = re.compile(
     r"pending|underway|on hold|todo|wip)(?![\w.-])",
     re.IGNORECASE,
 )
-_ZH_TRANSIENT_VALUE: Final = re.compile(r"^(?:啥|什么|多少|哪|不是|不行|可以|好的|对的|错的|这样|那样|干嘛)")
-_SUBJECT_NOISE: Final = frozenset("the a an our my its their now currently 的 现在 目前".split())
+_ZH_TRANSIENT_VALUE: Final = re.compile(
+    r"^(?:啥|什么|多少|哪|不是|不行|可以|好的|对的|错的|这样|那样|干嘛)"
+)
+_SUBJECT_NOISE: Final = frozenset(
+    ["the", "a", "an", "our", "my", "its", "their", "now", "currently", "的", "现在", "目前"]
+)
 _ARTICLE: Final = re.compile(r"^(?:the|our|my|a|an)\s+", re.IGNORECASE)
 _MAX_SUBJECT_WORDS: Final = 6
 _ZH_FACT_SUBJECT_END: Final = re.compile(
@@ -115,7 +178,9 @@ _ZH_FACT_SUBJECT_END: Final = re.compile(
 
 
 # A Chinese "X 用 Y" states a fact when X names a system, not an activity ("部署用 Docker").
-_ZH_STRONG_CHOICE: Final = re.compile(r"决定|就用|采用|改用|选用|统一用|换成|还是用|确定用|吧|以后|今后")
+_ZH_STRONG_CHOICE: Final = re.compile(
+    r"决定|就用|采用|改用|选用|统一用|换成|还是用|确定用|吧|以后|今后"
+)
 
 
 def overrides_choice(stated: SubjectFact, text: str) -> bool:

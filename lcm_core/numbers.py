@@ -19,8 +19,8 @@ from lcm_core.numbers_role import (
     identifier_after,
     identifier_before,
     is_version_after_name,
-    port_after,
     is_year_in_name,
+    port_after,
 )
 from lcm_core.numbers_vocab import (
     ATTACHED_UNITS,

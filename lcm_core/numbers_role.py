@@ -64,17 +64,17 @@ def identifier_after(after: str) -> bool:
 
 
 def port_after(after: str) -> bool:
-    """"跑在 8080 端口", "8443 port": the number names a port."""
+    """ "跑在 8080 端口", "8443 port": the number names a port."""
     return bool(_PORT_AFTER.match(after))
 
 
 def is_version_after_name(digits: str, before: str) -> bool:
-    """"dbt-core 1.8", "RabbitMQ 3.13", "TypeScript 5.4": a decimal right after a name."""
+    """ "dbt-core 1.8", "RabbitMQ 3.13", "TypeScript 5.4": a decimal right after a name."""
     return "." in digits and _NAME_BEFORE.search(before) is not None
 
 
 def is_year_in_name(digits: str, unit: str | None, comparator: str | None) -> bool:
-    """"the 2024 roadmap", "Q3 2025 budget", "2025 年度预算": a year naming something."""
+    """ "the 2024 roadmap", "Q3 2025 budget", "2025 年度预算": a year naming something."""
     if comparator is not None or _YEAR.fullmatch(digits) is None:
         return False
     return unit is None or " " in unit or (unit.isalpha() and unit.islower() and len(unit) > 3)

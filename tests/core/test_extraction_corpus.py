@@ -102,7 +102,9 @@ def test_generated_texts_would_be_memory_if_typed() -> None:
 
 WORK_CORPUS = Path(__file__).with_name("extraction_corpus_work.jsonl")
 WORK_ROWS: list[dict[str, Any]] = [
-    json.loads(line) for line in WORK_CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()
+    json.loads(line)
+    for line in WORK_CORPUS.read_text(encoding="utf-8").splitlines()
+    if line.strip()
 ]
 
 

@@ -37,7 +37,9 @@ def say(store: Any, *texts: str, role: str = "user") -> None:
     start = 0 if last is None else last + 1
     source = "user" if role == "user" else "model"
     store.insert_events(
-        Event(SESSION, start + i, f"{role}/message", normalize_text(t), role=role, source_kind=source)
+        Event(
+            SESSION, start + i, f"{role}/message", normalize_text(t), role=role, source_kind=source
+        )
         for i, t in enumerate(texts)
     )
     report = run_extraction(store, SESSION, CONFIG)
@@ -119,7 +121,10 @@ def test_choices_and_rules_that_look_like_steering_are_kept(text: str, kind: str
 def test_a_new_value_for_the_same_subject_supersedes(store: SQLiteMemoryStore) -> None:
     """The issue's session: fact, forty navigation turns, the correction."""
     say(store, "The staging database listens on port 6432.")
-    say(store, *(f"Let's look at file src/module_{n}.py next, it handles case {n}." for n in range(40)))
+    say(
+        store,
+        *(f"Let's look at file src/module_{n}.py next, it handles case {n}." for n in range(40)),
+    )
     say(store, "Correction: the staging database listens on port 5433, not 6432.")
     old = only(store, "6432", "superseded")
     new = only(store, "5433")
@@ -201,7 +206,9 @@ def test_a_bare_value_never_rewrites_a_measurement(store: SQLiteMemoryStore) -> 
 def test_identifiers_are_never_flagged(text: str) -> None:
     """Ports, ids, case and build numbers, versions and years in names need no condition."""
     for candidate in extract_text(text).candidates:
-        item = make_item("s", candidate.content, numbers=tuple(q.to_dict() for q in candidate.quantities))
+        item = make_item(
+            "s", candidate.content, numbers=tuple(q.to_dict() for q in candidate.quantities)
+        )
         assert number_warning(item) is None, candidate.quantities
 
 
@@ -211,7 +218,9 @@ def test_identifiers_are_never_flagged(text: str) -> None:
 def test_measurements_without_conditions_are_flagged(text: str) -> None:
     """A duration, a share or a size with no condition still carries the warning."""
     (candidate,) = extract_text(text).candidates
-    item = make_item("s", candidate.content, numbers=tuple(q.to_dict() for q in candidate.quantities))
+    item = make_item(
+        "s", candidate.content, numbers=tuple(q.to_dict() for q in candidate.quantities)
+    )
     assert flagged_numbers(item) and number_warning(item) is not None
 
 

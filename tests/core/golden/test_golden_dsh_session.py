@@ -87,7 +87,10 @@ def snapshot() -> tuple[str, SQLiteMemoryStore]:
         for row in store.list_memory_events(session_id=SID)
     ]
     for title, text in (
-        ("step: another navigation line", "Let's look at file src/module_41.py next, it handles case 41."),
+        (
+            "step: another navigation line",
+            "Let's look at file src/module_41.py next, it handles case 41.",
+        ),
         ("step: which port", "Which port does the staging database listen on?"),
     ):
         block = assemble(store, SID, [StepMessage("user", text, "user")], config)
