@@ -21,20 +21,30 @@ IDENTIFIER_UNITS: Final = frozenset({"port"})
 MEASURE_UNITS: Final = frozenset(
     {unit for _, unit in (*ATTACHED_UNITS, *SPACED_UNITS)} | set(CURRENCY_PREFIX.values())
 )
-_ID_WORDS_EN: Final = (
-    r"issues?|tickets?|cases?|test ?cases?|prs?|pull requests?|mrs?|builds?|ids?|rooms?|codes?|"
-    r"lines?|files?|steps?|items?|releases?|rev(?:ision)?s?|versions?|v|jobs?|runs?|"
-    r"orders?|invoices?|accounts?|employees?|users? ids?|tasks?|stories|story|epics?|"
-    r"sprints?|commits?|chapters?|sections?|figures?|fig\\.?|tables?|nodes?|shards?|"
-    r"partitions?|replicas?|pages?|slides?|no\\.?|number|errors?|status"
+# Words after which a number is an identifier ("issue 15", "case 7", "PR 312", "工单 7731").
+_ID_TEXT_EN: Final = """issue issues ticket tickets case cases testcase pr prs mr mrs build builds id ids room
+    rooms code codes line lines file files step steps item items release releases rev revision
+    version versions v job jobs run runs order orders invoice invoices account accounts
+    employee employees task tasks story stories epic epics sprint sprints commit commits
+    chapter chapters section sections figure figures fig table tables node nodes shard shards
+    partition partitions replica replicas page pages slide slides no number error errors
+    status"""
+_ID_WORDS_EN: Final = frozenset(_ID_TEXT_EN.split())
+_ID_TEXT_ZH: Final = "工单 单号 订单号 编号 用例 案例 版本 版本号 第 号码 序号 行 文件 任务 需求 缺陷 错误码 状态码 房间 会议室 构建"
+_ID_WORDS_ZH: Final = tuple(_ID_TEXT_ZH.split())
+_ZH_LINKS: Final = ("是", "为", "号")
+_PORT_VERBS: Final = (
+    "listen on",
+    "listens on",
+    "listening on",
+    "bind to",
+    "binds to",
+    "bound to",
+    "exposed on",
 )
-_ID_BEFORE_EN: Final = re.compile(
-    r"(?<![A-Za-z])(?:" + _ID_WORDS_EN + r")\s*(?:#|no\.?|number)?\s*$", re.IGNORECASE
-)
-_ID_BEFORE_ZH: Final = re.compile(
-    r"(?:工单|单号|订单号|编号|用例|案例|版本|版本号|第|号码|序号|行|文件|任务|需求|缺陷|"
-    r"错误码|状态码|房间|会议室|构建|PR|MR)\s*(?:是|为|号)?\s*$"
-)
+_HOST_PORT: Final = re.compile(r"[A-Za-z][\w.-]*:$")
+_LAST_WORD: Final = re.compile(r"([A-Za-z]+)\.?$")
+_PORT_AFTER: Final = re.compile(r"\s*(?:端口|port\b)", re.IGNORECASE)
 # A capitalised, hyphenated or digit-bearing name right before a decimal: a version.
 _NAME_BEFORE: Final = re.compile(
     r"(?<![\w-])(?:[A-Z][\w.+-]*|[a-z][a-z0-9]*-[\w-]+|[A-Za-z]+\d[\w]*)\s?$"
@@ -50,12 +60,34 @@ _YEAR: Final = re.compile(r"(?:19|20)\d\d")
 
 
 def identifier_before(before: str) -> str | None:
-    """How the text before a number marks it: "port" for a host:port, "id" for an id, or None."""
-    if _HOST_PORT.search(before):
+    """How the text before a number marks it: "port" for a host:port, "id" for an id, or None.
+
+    Plain string tests on the last few characters: this runs for every number read.
+    """
+    tail = before[-24:]
+    if tail.endswith(":"):
+        return "port" if _HOST_PORT.search(tail) else None
+    bare = tail.rstrip()
+    folded = bare.casefold()
+    if folded.endswith(_PORT_VERBS) or _zh_tail(bare).endswith(("端口", "端口号")):
         return "port"
-    if _ID_BEFORE_EN.search(before) or _ID_BEFORE_ZH.search(before):
+    word = _LAST_WORD.search(folded.rstrip("#").rstrip())
+    if word is not None and word.group(1) in _ID_WORDS_EN:
+        return "id"
+    if folded.endswith(("no.", "#")) or bare.endswith(_ID_WORDS_ZH):
+        return "id"
+    if _zh_tail(bare).endswith(_ID_WORDS_ZH):
         return "id"
     return None
+
+
+def _zh_tail(text: str) -> str:
+    """Chinese text before a number without a linking word ("版本是 20", "端口为 80")."""
+    stripped = text.rstrip()
+    for link in ("改成", "改为", *_ZH_LINKS, "在"):
+        if stripped.endswith(link):
+            return stripped[: -len(link)].rstrip()
+    return stripped
 
 
 def identifier_after(after: str) -> bool:
