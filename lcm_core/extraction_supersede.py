@@ -8,11 +8,9 @@ relation families never match: a wrong supersession would lose memory.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Final
 
 from lcm_core.extraction_candidates import Candidate
-from lcm_core.extraction_correct import TargetView
 from lcm_core.extraction_subject import subject_fact
 from lcm_core.models import MemoryItem
 
@@ -27,12 +25,8 @@ def item_subject_key(item: MemoryItem) -> str:
     return stated.key if stated is not None else ""
 
 
-def same_subject(cand: Candidate, views: Sequence[TargetView]) -> MemoryItem | None:
-    """The newest active item about the candidate's subject that says something else."""
-    folded = cand.content.casefold()
-    for view in reversed(views):
-        if view.folded == folded:
-            return None  # said again: a restatement, not a change
-        if item_subject_key(view.item) == cand.subject:
-            return view.item
-    return None
+def same_subject(cand: Candidate, newest: MemoryItem | None) -> MemoryItem | None:
+    """The newest active item about the candidate's subject, unless it says the same thing."""
+    if newest is None or newest.content.casefold() == cand.content.casefold():
+        return None  # nothing about it yet, or said again: a restatement, not a change
+    return newest
