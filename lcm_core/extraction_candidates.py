@@ -112,7 +112,9 @@ def _user_sentence(sentence: str) -> list[Candidate]:
     for index, (segment, verdict) in enumerate(_segments(body)):
         correction = cue if index == 0 and cue is not None else None
         explicit = correction is not None and (correction.explicit or bool(correction.replaced))
-        stated = subject_fact(clean_content(segment))
+        stated = None
+        if _may_state_fact(verdict) or (verdict is not None and verdict.kind == "decision"):
+            stated = subject_fact(clean_content(segment))
         if stated is not None and not _may_state_fact(verdict):
             stated = stated if overrides_choice(stated, segment) else None
         if stated is not None:

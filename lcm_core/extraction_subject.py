@@ -57,6 +57,7 @@ _VERBS_EN: Final = sorted(
     key=lambda pair: -len(pair[0]),
 )
 _VERB_FAMILY_EN: Final = {verb: family for verb, family in _VERBS_EN}
+_EN_VERB_HEADS: Final = frozenset(verb.split()[0] for verb, _ in _VERBS_EN)
 _FACT_EN: Final = re.compile(
     _LEAD_EN
     + _DETERMINER_EN
@@ -210,10 +211,12 @@ def subject_fact(clause: str) -> SubjectFact | None:
 @lru_cache(maxsize=4096)
 def _subject_fact(text: str) -> SubjectFact | None:
     # Pure and asked for the same stored contents while matching subjects in a run.
-    owner = _OWNER_ZH.match(text)
+    # Cheap tests first: most clauses hold none of the verbs, and the patterns backtrack.
+    owner = _OWNER_ZH.match(text) if ("负责" in text or "管" in text) else None
     if owner and _good_zh_subject(owner.group("subject").strip()):
         return SubjectFact(owner.group("subject").strip(), "owner", owner.group("value").strip())
-    match = _FACT_EN.match(text)
+    has_en_verb = not _EN_VERB_HEADS.isdisjoint(text.casefold().split())
+    match = _FACT_EN.match(text) if has_en_verb else None
     if match and _good_en(match.group("subject"), match.group("value")):
         verb = match.group("verb").casefold()
         subject, value = match.group("subject").strip(), match.group("value").strip()
