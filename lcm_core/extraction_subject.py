@@ -36,7 +36,10 @@ _RELATIONS_EN: Final = {
         "is configured with"
     ),
     "owner": "owns|is owned by|is maintained by|maintains|is run by|is handled by",
-    "does": "tracks|adds|fixes|covers|handles|is tracked in",
+    "does": (
+        "tracks|adds|fixes|covers|handles|is tracked in|started|starts|is taking|takes classes in|"
+        "attends|goes to|joined|works at|works on|works as|studies|plays|is learning|learns"
+    ),
     "has": "has|have|takes|holds|contains|processes|keeps|are kept for|is kept for",
     "is": "is called|is named|is|are|was|were|means|equals",
 }
@@ -46,7 +49,9 @@ _RELATIONS_ZH: Final = {
     "is": "叫做|叫|是|为",
     "has": "有|保留|大概要|大概|大约|约为|要",
 }
-_ADVERBS_EN: Final = r"(?:(?:now|currently|still|also|actually|really|already|usually)\s+)*"
+_ADVERBS_EN: Final = (
+    r"(?:(?:now|currently|still|also|actually|really|already|usually|just|recently)\s+)*"
+)
 _LEAD_EN: Final = (
     r"^\s*(?:(?:also|and|so|btw|fyi|oh|ok|okay|right|well|now|currently|today|note|"
     r"for the record)\b[\s,:]*)*"
@@ -162,7 +167,14 @@ _TRANSIENT_VALUE: Final = re.compile(
     r"failing|passing|green|red|up|down|good|bad|wrong|right|correct|missing|empty|slow|fast|"
     r"huge|big|small|better|worse|fixed|gone|flaky|a bug|the problem|the issue|why|what|how|"
     r"here|there|working|happening|enough|too|next|up next|last|first|in progress|blocked|"
-    r"pending|underway|on hold|todo|wip)(?![\w.-])",
+    r"pending|underway|on hold|todo|wip|been|so|really|pretty|very|super|kinda|such|chaos|"
+    r"horrible|terrible|awful|great|nice|amazing|killing|driving|crazy|insane|annoying)(?![\w.-])",
+    re.IGNORECASE,
+)
+# A value said of the moment ("… today", "… again", "… lately") is a passing remark.
+_MOMENT: Final = re.compile(
+    r"(?<![A-Za-z])(?:today|tonight|this (?:morning|afternoon|evening|week)|right now|again|"
+    r"lately|haha|lol|anyway)(?![A-Za-z])|今天|今晚|刚才|最近",
     re.IGNORECASE,
 )
 _ZH_TRANSIENT_VALUE: Final = re.compile(
@@ -243,7 +255,7 @@ def _good_en(subject: str, value: str) -> bool:
         return False
     if not any(len(w) >= 2 and any(ch.isalpha() for ch in w) for w in words):
         return False
-    return not _TRANSIENT_VALUE.match(value)
+    return not _TRANSIENT_VALUE.match(value) and not _MOMENT.search(value)
 
 
 def _good_zh_subject(subject: str) -> bool:
