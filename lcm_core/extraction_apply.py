@@ -49,7 +49,8 @@ class ActiveItems:
         self._store = store
         self._session_id = session_id
         self._items: dict[str, TargetView] | None = None
-        self._subjects: dict[str, str] = {}
+        self._subjects: dict[str, str] = {}  # subject key -> newest item id
+        self._key_of: dict[str, str] = {}  # item id -> its subject key
 
     def views(self) -> list[TargetView]:
         return list(self._loaded().values())
@@ -70,18 +71,19 @@ class ActiveItems:
     def removed(self, item_id: str) -> None:
         if self._items is not None:
             self._items.pop(item_id, None)
-            for key in [k for k, v in self._subjects.items() if v == item_id]:
+            key = self._key_of.pop(item_id, "")
+            if self._subjects.get(key) == item_id:
                 del self._subjects[key]
 
     def reset(self) -> None:
         self._items = None
-        self._subjects = {}
+        self._subjects, self._key_of = {}, {}
 
     def _loaded(self) -> dict[str, TargetView]:
         if self._items is None:
             listed = self._store.list_items(self._session_id, statuses=("active",))
             self._items = {i.id: target_view(i) for i in listed if i.kind != "proposal"}
-            self._subjects = {}
+            self._subjects, self._key_of = {}, {}
             for view in self._items.values():
                 self._index(view.item)
         return self._items
@@ -90,6 +92,7 @@ class ActiveItems:
         key = item_subject_key(item)
         if key:
             self._subjects[key] = item.id
+            self._key_of[item.id] = key
 
 
 @dataclass(slots=True)

@@ -61,10 +61,8 @@ _KEEPS: Final = re.compile(
 def is_chatter(sentence: str) -> bool:
     """Navigation or procedure talk that yields no memory item."""
     text = sentence.strip()
-    if not text or _KEEPS.search(text):
-        return False
     patterns = (_NAV_EN, _NEXT_EN, _NAV_ZH, _REMARK)
-    if not any(p.match(text) for p in patterns):
+    if not text or not any(p.match(text) for p in patterns) or _KEEPS.search(text):
         return False
     # "Retry failed webhooks up to 5 times", "Open question: …": a bound or a stronger cue.
     verdict = classify(text)

@@ -60,9 +60,11 @@ _NOT_QUANTITY: Final = (
     re.compile(r"\d{1,2}[点時时](?:\d{1,2}分)?(?:[到至\-~]\d{1,2}[点时])?"),
     re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b"),
     re.compile(r"\bv?\d+(?:\.\d+){2,}\b"),
-    # Not \b: between a Han character and a Latin letter there is no word boundary.
+    # Not \b: between a Han character and a Latin letter there is no word boundary. The
+    # lookahead first lets every position that is no letter fail before the long alternation.
     re.compile(
-        r"(?:(?<![A-Za-z0-9_])(?:" + VERSIONED_NAMES + r")|版本)[ \-]?v?\d+(?:\.\d+)*", re.I
+        r"(?:(?=[A-Za-z])(?<![A-Za-z0-9_])(?:" + VERSIONED_NAMES + r")|版本)[ \-]?v?\d+(?:\.\d+)*",
+        re.I,
     ),
     re.compile(
         r"(?:版本|version|升级到|降级到|upgrade to|bump(?:ed)? to)[^,;，。；\d]{0,8}\d+(?:\.\d+)+",
@@ -150,6 +152,8 @@ class Quantity:
 
 def parse_quantities(text: str) -> list[Quantity]:
     """The quantities of one sentence in reading order, each with its conditions."""
+    if not _MAYBE_NUMBER.search(text):
+        return []  # no digit, no numeral: skip the condition scan the quantities would need
     return quantities_and_conditions(text)[0]
 
 
