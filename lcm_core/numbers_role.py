@@ -49,12 +49,6 @@ _PORT_AFTER: Final = re.compile(r"\s*(?:端口|port\b)", re.IGNORECASE)
 _NAME_BEFORE: Final = re.compile(
     r"(?<![\w-])(?:[A-Z][\w.+-]*|[a-z][a-z0-9]*-[\w-]+|[A-Za-z]+\d[\w]*)\s?$"
 )
-_HOST_PORT: Final = re.compile(
-    r"[A-Za-z][\w.-]*:$|(?<![A-Za-z])(?:listens? on|listening on|binds? to|bound to|"
-    r"exposed on)\s*$|端口(?:号)?\s*(?:是|为|在|改成|改为)?\s*$",
-    re.IGNORECASE,
-)
-_PORT_AFTER: Final = re.compile(r"\s*(?:端口|port\b)", re.IGNORECASE)
 _VERSION_AFTER: Final = re.compile(r"\s*(?:版本?|version\b|号(?!码)|期|届|年度)")
 _YEAR: Final = re.compile(r"(?:19|20)\d\d")
 
