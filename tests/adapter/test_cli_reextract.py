@@ -63,3 +63,18 @@ def test_upgrade_on_open_runs_once(tmp_path: Path) -> None:
         assert upgrade_on_open(store, load_config()) == []
     finally:
         store.close()
+
+
+def test_sidecar_re_derives_an_older_store_on_first_open(tmp_path: Path) -> None:
+    """The sidecar's first open upgrades the items; the host never sees it fail."""
+    from lcm_adapter.runtime import MemoryRuntime
+    from lcm_adapter.sidecar import Sidecar
+
+    db = tmp_path / "m.sqlite"
+    old_store(db)
+    sidecar = Sidecar(lambda settings: MemoryRuntime.open(str(db), settings))
+    runtime = sidecar.runtime()
+    assert runtime is not None
+    statuses = {(i.kind, i.status) for i in runtime.store.list_items(SID)}
+    sidecar.close()
+    assert statuses == {("decision", "retracted"), ("fact", "active")}
