@@ -1,8 +1,11 @@
 """Extraction quality on the labelled corpus: per-kind precision and recall, and leaks.
 
-Usage: python benchmarks/extraction_quality.py [--corpus PATH] [--json] [--errors]
+Usage: python benchmarks/extraction_quality.py [--corpus PATH ...] [--json] [--errors]
 
-Each conversation of `tests/core/extraction_corpus.jsonl` becomes one session in an
+Two corpora are reported by default: `tests/core/extraction_corpus.jsonl` (203 messages,
+cue-bearing statements) and `tests/core/extraction_corpus_work.jsonl` (365 messages from
+work sessions: plain facts, corrections, navigation chatter, decisions, identifiers and
+measurements). Each conversation of a corpus becomes one session in an
 in-memory SQLite store (message i -> seq i), and `run_extraction` runs over it once, the
 way the plugin runs it. Items are compared per message (an item belongs to the message
 whose seq is its `derived_from_seq`).
@@ -12,7 +15,8 @@ Matching rule (one expected item to at most one predicted item, greedily in labe
   it was when derived, which the `promoted` lifecycle row records);
 - the expected key phrase is contained in the item's content (case and runs of spaces
   ignored);
-- the numbers are equal as multisets: same count, and each expected number pairs with a
+- where the label lists numbers, they are equal as multisets (a label without a
+  `numbers` key leaves them unchecked; the first corpus always gives the key): same count, and each expected number pairs with a
   distinct predicted number of equal value and unit, and, where the label gives them,
   equal comparator, range end, and a predicted condition containing the label's
   condition phrase;
@@ -23,6 +27,15 @@ Also reported: corrections (a matched item whose `supersedes` holds an item cont
 the label's `corrects` phrase), promotions, task-state patches (field and key phrase),
 and leaks: items from generated-source messages, and items from assistant messages that
 are `user_explicit` without a `promoted` lifecycle row. Leaks must be 0.
+
+Work-session figures (rows carry `cat`, `ids`, `measures`):
+- chatter with a durable item: rows of `cat` "chatter" that derive an item which
+  `lcm_core.durability.is_durable` would keep if it were active;
+- wrong supersessions: items replaced by an item of a message whose label does not name
+  that replaced value (`corrects`) for a matching item: any other link loses memory;
+- identifiers flagged: numbers of a row's `ids` that `number_warning` would flag on an
+  item derived from that row (ports, versions, ids, file and case numbers, years in
+  names are identifiers); measurements flagged is reported beside it for contrast.
 
 Label conventions (how the corpus was written, before the rules):
 constraint = an obligation or prohibition, or a bound on a quantity the user requires;
@@ -40,18 +53,22 @@ import argparse
 import json
 import sys
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from lcm_core.capture.events import is_generated
 from lcm_core.config import load_config
+from lcm_core.extraction.durability import is_durable
 from lcm_core.extraction.run import extract_text, run_extraction
 from lcm_core.store.models import MEMORY_KINDS, Event, MemoryItem
+from lcm_core.text.numbers_role import flagged_numbers
 from lcm_core.text.tokens import fingerprint, normalize_text
 from lcm_store_sqlite import SQLiteMemoryStore
 
-DEFAULT_CORPUS = Path(__file__).resolve().parents[1] / "tests" / "core" / "extraction_corpus.jsonl"
+_CORE_TESTS = Path(__file__).resolve().parents[1] / "tests" / "core"
+DEFAULT_CORPUS = _CORE_TESTS / "extraction_corpus.jsonl"
+WORK_CORPUS = _CORE_TESTS / "extraction_corpus_work.jsonl"
 TARGET_PRECISION = 0.90
 
 
@@ -98,7 +115,9 @@ def item_matches(expected: dict[str, Any], item: MemoryItem, kind: str) -> bool:
         return False
     if "cond" in expected and not any(_norm(expected["cond"]) in _norm(c) for c in item.conditions):
         return False
-    return _numbers_match(expected.get("numbers", []), item.numbers)
+    if "numbers" not in expected:
+        return True
+    return _numbers_match(expected["numbers"], item.numbers)
 
 
 @dataclass
@@ -137,6 +156,14 @@ class Result:
     generated_items: int = 0
     assistant_user_explicit: int = 0
     messages: int = 0
+    chatter: int = 0
+    chatter_durable: int = 0
+    superseded: int = 0
+    wrong_supersessions: int = 0
+    identifiers: int = 0
+    identifiers_flagged: int = 0
+    measures: int = 0
+    measures_flagged: int = 0
     errors: list[str] = field(default_factory=list)
 
 
@@ -190,6 +217,7 @@ def _evaluate_conversation(
     by_seq: dict[int, list[MemoryItem]] = defaultdict(list)
     for item in items:
         by_seq[item.derived_from_seq or -1].append(item)
+    _count_supersessions(messages, items, by_id, result)
     for seq, (row, event) in enumerate(zip(messages, events, strict=True), 1):
         produced = by_seq.get(seq, [])
         if is_generated(event):
@@ -202,6 +230,7 @@ def _evaluate_conversation(
             )
         kinds = {i.id: promoted_from.get(i.id, i.kind) for i in produced}
         _compare_items(row, produced, kinds, by_id, result)
+        _count_work_figures(row, produced, result)
         _compare_promotion(row, seq, by_seq.get(seq - 1, []), promoted_at, result)
         if row["role"] == "user" and not is_generated(event):
             _compare_task(row, result)
@@ -243,6 +272,55 @@ def _compare_items(
         result.errors.append(
             f"{row['id']}: extra {kinds[item.id]} '{item.content}' {list(item.numbers)}"
         )
+
+
+def _count_work_figures(row: dict[str, Any], produced: list[MemoryItem], result: Result) -> None:
+    if row.get("cat") == "chatter":
+        result.chatter += 1
+        durable = [i for i in produced if is_durable(replace(i, status="active"))]
+        if durable:
+            result.chatter_durable += 1
+            result.errors.append(f"{row['id']}: chatter gave durable '{durable[0].content}'")
+    flagged = [n.get("value") for i in produced for n in flagged_numbers(i)]
+    for name, values in (("ids", row.get("ids", [])), ("measures", row.get("measures", []))):
+        hits = sum(1 for v in values if any(_same(v, f) for f in flagged))
+        if name == "ids":
+            result.identifiers += len(values)
+            result.identifiers_flagged += hits
+            if hits:
+                result.errors.append(f"{row['id']}: identifier flagged as measurement {flagged}")
+        else:
+            result.measures += len(values)
+            result.measures_flagged += hits
+
+
+def _same(value: Any, got: Any) -> bool:
+    return isinstance(got, int | float) and abs(float(got) - float(value)) < 1e-9
+
+
+def _count_supersessions(
+    messages: list[dict[str, Any]],
+    items: list[MemoryItem],
+    by_id: dict[str, MemoryItem],
+    result: Result,
+) -> None:
+    """Every replaced item must be replaced by a labelled correction naming its value."""
+    for old in items:
+        if old.superseded_by is None or old.superseded_by not in by_id:
+            continue
+        new = by_id[old.superseded_by]
+        result.superseded += 1
+        seq = new.derived_from_seq or 0
+        row = messages[seq - 1] if 0 < seq <= len(messages) else {"items": [], "id": "?"}
+        right = any(
+            exp.get("corrects")
+            and _norm(exp["corrects"]) in _norm(old.content)
+            and _norm(exp["key"]) in _norm(new.content)
+            for exp in row["items"]
+        )
+        if not right:
+            result.wrong_supersessions += 1
+            result.errors.append(f"{row['id']}: wrong supersession of '{old.content}'")
 
 
 def _compare_promotion(
@@ -314,7 +392,21 @@ def render(result: Result, corpus: Path) -> str:
         f"overall precision {precision:.3f} vs target {TARGET_PRECISION:.2f}: "
         f"ratio {precision / TARGET_PRECISION:.2f}",
     ]
+    if result.chatter or result.identifiers or result.measures:
+        lines += [
+            f"chatter messages yielding a durable item: {result.chatter_durable}/{result.chatter}"
+            f" ({_share(result.chatter_durable, result.chatter)})",
+            f"corrections linked to the right item: {result.corrections.matched}/"
+            f"{result.corrections.expected} ({_share(result.corrections.matched, result.corrections.expected)})",
+            f"wrong supersessions: {result.wrong_supersessions} of {result.superseded} supersessions",
+            f"identifiers flagged as measurements: {result.identifiers_flagged}/{result.identifiers}",
+            f"measurements flagged (no condition or unit): {result.measures_flagged}/{result.measures}",
+        ]
     return "\n".join(lines)
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part / whole:.1%}" if whole else "n/a"
 
 
 def as_json(result: Result, corpus: Path) -> dict[str, Any]:
@@ -329,25 +421,37 @@ def as_json(result: Result, corpus: Path) -> dict[str, Any]:
         "generated_source_items": result.generated_items,
         "assistant_user_explicit_items": result.assistant_user_explicit,
         "target_precision": TARGET_PRECISION,
+        "chatter": {"messages": result.chatter, "with_durable_item": result.chatter_durable},
+        "supersessions": {"total": result.superseded, "wrong": result.wrong_supersessions},
+        "identifiers": {"total": result.identifiers, "flagged": result.identifiers_flagged},
+        "measurements": {"total": result.measures, "flagged": result.measures_flagged},
         "mismatches": result.errors,
     }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument(
+        "--corpus", type=Path, action="append", help="a labelled corpus (repeatable; default both)"
+    )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--errors", action="store_true", help="list every mismatch")
     args = parser.parse_args(argv)
-    result = evaluate(load_corpus(args.corpus))
-    if args.json:
-        print(json.dumps(as_json(result, args.corpus), ensure_ascii=False, indent=2))
-    else:
-        print(render(result, args.corpus))
+    leaks = 0
+    reports: list[dict[str, Any]] = []
+    for corpus in args.corpus or [DEFAULT_CORPUS, WORK_CORPUS]:
+        result = evaluate(load_corpus(corpus))
+        leaks += result.generated_items + result.assistant_user_explicit
+        if args.json:
+            reports.append(as_json(result, corpus))
+            continue
+        print(render(result, corpus))
         if args.errors:
             print("\nmismatches:")
             print("\n".join(f"  {line}" for line in result.errors) or "  none")
-    leaks = result.generated_items + result.assistant_user_explicit
+        print()
+    if args.json:
+        print(json.dumps(reports, ensure_ascii=False, indent=2))
     return 1 if leaks else 0
 
 

@@ -1,4 +1,7 @@
-"""`lcm doctor | purge`: the health and deletion of the store (`stats` is in cli_analytics)."""
+"""`lcm doctor | purge | reextract`: health, deletion and re-derivation of the store.
+
+(`stats` is in cli_analytics.)
+"""
 
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ from lcm_adapter.cli.base import (
     state,
 )
 from lcm_adapter.paths import default_db_path, dsh_home
+from lcm_adapter.reextract import reextract_store
 from lcm_core import usecases
 from lcm_core.store.models import SESSION_TABLES, TABLES
 from lcm_core.store.registry import available_backends, parse_store_url
@@ -230,7 +234,35 @@ def _render_purge(d: dict[str, Any]) -> str:
     return f"purged {what}: {d['total']} rows ({detail})"
 
 
+@click.command()
+@click.option("--session", "session", metavar="ID", help="Only this session (default: all).")
+@json_option
+@click.pass_context
+def reextract(ctx: click.Context, session: str | None, as_json: bool) -> None:
+    """Re-derive memory items from stored events with the current rules; keeps user overrides."""
+    with opened_store(ctx) as store:
+        if session and not usecases.has_session(store, session):
+            fail(f"no session {session!r} in {store.url}")
+        reports = reextract_store(store, state(ctx).config(), session)
+    data = {"sessions": [r.to_dict() for r in reports]}
+    emit(as_json, data, _render_reextract)
+
+
+def _render_reextract(d: dict[str, Any]) -> str:
+    lines: list[str] = []
+    for r in d["sessions"]:
+        lines.append(
+            f"{r['session_id']}: kept {r['kept']}, added {r['added']}, retired {r['retired']}, "
+            f"superseded {r['superseded']}, revived {r['revived']}, "
+            f"user overrides kept {r['overrides_kept']} ({r['extractor']})"
+        )
+        for key in sorted(set(r["before"]) | set(r["after"])):
+            lines.append(f"  {key:<28} {r['before'].get(key, 0):>6} -> {r['after'].get(key, 0):>6}")
+        lines.extend(f"  error: {e}" for e in r["errors"])
+    return "\n".join(lines) or "no sessions"
+
+
 def register(group: click.Group) -> None:
     """Add the store commands to the `lcm` group."""
-    for command in (doctor, purge):
+    for command in (doctor, purge, reextract):
         group.add_command(command)

@@ -34,6 +34,7 @@ from typing import IO, Any, Final
 
 from lcm_adapter.commands import split_input
 from lcm_adapter.dsh.inbox import Inbox, event_of, take_batch
+from lcm_adapter.reextract import upgrade_on_open
 from lcm_adapter.runtime import MemoryRuntime
 from lcm_core import usecases
 from lcm_core.config import load_config
@@ -97,7 +98,15 @@ class Sidecar:
             except Exception as exc:  # keep serving: every answer then says why
                 self._open_error = str(exc) or repr(exc)
                 _log(f"cannot open the memory database: {self._open_error}")
+            else:
+                self._upgrade(self._runtime)
         return self._runtime
+
+    def _upgrade(self, runtime: MemoryRuntime) -> None:
+        """Items derived by older extraction rules are re-derived once, on first open."""
+        for report in upgrade_on_open(runtime.store, runtime.config):
+            for error in report.errors:
+                _log(f"re-extraction of {report.session_id}: {error}")
 
     def close(self) -> None:
         if self._runtime is not None:

@@ -17,6 +17,7 @@ from lcm_core.assembly.words import ZH, BlockWords
 from lcm_core.retrieval.evidence import EvidenceRow
 from lcm_core.retrieval.rank import source_seqs
 from lcm_core.store.models import MemoryItem, Rule, TaskState
+from lcm_core.text.numbers_role import flagged_numbers
 
 HEADER_TAG: Final = "长对话记忆"
 # The Chinese words under their old names; `block_words` has them for every language.
@@ -104,7 +105,7 @@ def _number_text(number: dict[str, Any]) -> str:
 def number_warning(item: MemoryItem, words: BlockWords = ZH) -> str | None:
     """A warning naming each number that lacks conditions or a unit, or None."""
     parts: list[str] = []
-    for number in item.numbers:
+    for number in flagged_numbers(item):  # identifiers (ports) are never flagged
         has_conditions = bool(item.conditions) or bool(number.get("conditions"))
         has_unit = bool(number.get("unit"))
         missing = [

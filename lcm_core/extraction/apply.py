@@ -22,6 +22,7 @@ from lcm_core.extraction.correct import (
     target_view,
 )
 from lcm_core.extraction.rules import classify
+from lcm_core.extraction.supersede import item_subject_key, same_subject
 from lcm_core.extraction.task import apply_patch
 from lcm_core.store.errors import StoreConflictError
 from lcm_core.store.models import Event, MemoryItem, TaskState
@@ -30,7 +31,7 @@ from lcm_core.text.conditions import find_conditions
 from lcm_core.text.numbers import Quantity, parse_quantities
 from lcm_core.text.tokens import fingerprint, stable_item_id
 
-EXTRACTOR: Final = "lcm-rules@1"
+EXTRACTOR: Final = "lcm-rules@2"  # bumped when rules change what a message yields
 MESSAGE_TYPES: Final = ("user/message", "assistant/message")
 _LOOKBACK: Final = 200  # seqs searched for the message a confirmation answers
 
@@ -39,32 +40,59 @@ class ActiveItems:
     """The session's active items a correction may target, newest last.
 
     Loaded on the first correction of a run and kept in step with the run's own writes,
-    so a long session is read once per run, not once per correction. The runner calls
-    `reset` after a failed event, whose writes were rolled back.
+    so a long session is read once per run, not once per correction. The newest item of
+    every subject key is indexed too, so supersession by subject is one lookup. The
+    runner calls `reset` after a failed event, whose writes were rolled back.
     """
 
     def __init__(self, store: MemoryStore, session_id: str) -> None:
         self._store = store
         self._session_id = session_id
         self._items: dict[str, TargetView] | None = None
+        self._subjects: dict[str, str] = {}  # subject key -> newest item id
+        self._key_of: dict[str, str] = {}  # item id -> its subject key
 
     def views(self) -> list[TargetView]:
-        if self._items is None:
-            listed = self._store.list_items(self._session_id, statuses=("active",))
-            self._items = {i.id: target_view(i) for i in listed if i.kind != "proposal"}
-        return list(self._items.values())
+        return list(self._loaded().values())
+
+    def by_subject(self, key: str) -> MemoryItem | None:
+        """The newest active fact or decision whose content states this subject key."""
+        items = self._loaded()
+        item_id = self._subjects.get(key) if key else None
+        view = items.get(item_id) if item_id else None
+        return view.item if view is not None else None
 
     def added(self, item: MemoryItem) -> None:
         if self._items is not None and item.status == "active" and item.kind != "proposal":
             self._items.pop(item.id, None)
             self._items[item.id] = target_view(item)
+            self._index(item)
 
     def removed(self, item_id: str) -> None:
         if self._items is not None:
             self._items.pop(item_id, None)
+            key = self._key_of.pop(item_id, "")
+            if self._subjects.get(key) == item_id:
+                del self._subjects[key]
 
     def reset(self) -> None:
         self._items = None
+        self._subjects, self._key_of = {}, {}
+
+    def _loaded(self) -> dict[str, TargetView]:
+        if self._items is None:
+            listed = self._store.list_items(self._session_id, statuses=("active",))
+            self._items = {i.id: target_view(i) for i in listed if i.kind != "proposal"}
+            self._subjects, self._key_of = {}, {}
+            for view in self._items.values():
+                self._index(view.item)
+        return self._items
+
+    def _index(self, item: MemoryItem) -> None:
+        key = item_subject_key(item)
+        if key:
+            self._subjects[key] = item.id
+            self._key_of[item.id] = key
 
 
 @dataclass(slots=True)
@@ -99,10 +127,13 @@ def apply_event(
 def _apply_candidate(
     store: MemoryStore, event: Event, cand: Candidate, outcome: Outcome, active: ActiveItems
 ) -> None:
-    target = None
-    if cand.correction is not None:
+    # A plain fact replaces the newest item about its subject; else a correction picks one.
+    target = same_subject(cand, active.by_subject(cand.subject)) if cand.subject else None
+    if target is None and cand.correction is not None:
         found = (*cand.quantities, *cand.replaced)
         target = pick_target(cand.correction, found, active.views())
+        if target is not None and _other_subject(cand, target):
+            target = None
     content, quantities = cand.content, cand.quantities
     if target is not None:
         subject_less = is_subject_less(cand.correction.body if cand.correction else "", quantities)
@@ -114,6 +145,9 @@ def _apply_candidate(
             # A number the target already holds is the old value named again, not a new one.
             old_values = {n.get("value") for n in target.numbers}
             quantities = tuple(q for q in quantities if q.value not in old_values)
+    implicit = cand.correction is not None and not cand.correction.explicit
+    if target is None and cand.kind is None and implicit:
+        return  # "不是 X，是 Y" with no earlier X: nothing to correct, no cue to keep
     kind = _kind(cand, target, content)
     item = _item(event, cand, kind, content, quantities)
     # An id that exists already is a replay or a restatement, handled below.
@@ -125,6 +159,22 @@ def _apply_candidate(
         outcome.superseded += 1
         return
     _insert_or_restate(store, event, item, outcome, active)
+
+
+def _other_subject(cand: Candidate, target: MemoryItem) -> bool:
+    """Whether a correction about one subject picked an item about another one.
+
+    Subjects differ when each has a term the other lacks ("staging database" / "prod
+    database"); a narrower or wider wording ("staging DB" / "staging DB 的 port") is the
+    same thing. Naming the replaced value ("…，不是 6432") settles it either way.
+    """
+    if not cand.subject or cand.correction is None or cand.correction.replaced:
+        return False
+    key = item_subject_key(target)
+    if not key:
+        return False
+    mine, theirs = (set(k.split(":", 1)[1].split()) for k in (cand.subject, key))
+    return bool(mine - theirs) and bool(theirs - mine)
 
 
 def _kind(cand: Candidate, target: MemoryItem | None, content: str) -> str:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from lcm_core.capture.events import is_generated, is_user_input
+from lcm_core.extraction.chatter import is_chatter
 from lcm_core.extraction.clauses import clauses, clean_content, scope_of, sentences
 from lcm_core.extraction.correct import CorrectionCue, correction_cue
 from lcm_core.extraction.rules import (
@@ -23,6 +24,7 @@ from lcm_core.extraction.rules import (
     is_proposal,
     is_question,
 )
+from lcm_core.extraction.subject import SubjectFact, overrides_choice, subject_fact
 from lcm_core.extraction.task import TaskPatch, task_patch
 from lcm_core.store.models import Event
 from lcm_core.text.numbers import Quantity, quantities_and_conditions
@@ -52,6 +54,7 @@ class Candidate:
     replaced: tuple[Quantity, ...] = ()
     correction: CorrectionCue | None = None
     strength: int = 0
+    subject: str = ""  # the subject key of a plain statement of fact (`extraction_subject`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,8 +97,10 @@ def _from_user(text: str) -> Extraction:
         if sentence_patch is not None:
             patch = sentence_patch if patch is None else patch.merged(sentence_patch)
             continue
-        if is_question(sentence) or is_one_off_request(sentence):
+        if is_question(sentence) or is_chatter(sentence):
             continue
+        if is_one_off_request(sentence) and subject_fact(clean_content(sentence)) is None:
+            continue  # "test suite takes 6 min" states a fact; "test the parser" asks
         found.extend(_user_sentence(sentence))
     return Extraction(candidates=_bounded(found), task=patch)
 
@@ -106,13 +111,25 @@ def _user_sentence(sentence: str) -> list[Candidate]:
     found: list[Candidate] = []
     for index, (segment, verdict) in enumerate(_segments(body)):
         correction = cue if index == 0 and cue is not None else None
-        explicit = correction is not None and correction.explicit
+        explicit = correction is not None and (correction.explicit or bool(correction.replaced))
+        stated = None
+        if _may_state_fact(verdict) or (verdict is not None and verdict.kind == "decision"):
+            stated = subject_fact(clean_content(segment))
+        if stated is not None and not _may_state_fact(verdict):
+            stated = stated if overrides_choice(stated, segment) else None
+        if stated is not None:
+            verdict = Verdict("fact", 1)  # a subject bound to a value, with or without a cue
         if verdict is None and not explicit:
             continue
-        candidate = _candidate(segment, verdict, "user_explicit", correction)
+        candidate = _candidate(segment, verdict, "user_explicit", correction, stated)
         if candidate is not None:
             found.append(candidate)
     return found
+
+
+def _may_state_fact(verdict: Verdict | None) -> bool:
+    """Only a clause with no stronger cue than a fact's may be read as subject and value."""
+    return verdict is None or verdict.kind == "fact"
 
 
 def _segments(body: str) -> list[tuple[str, Verdict | None]]:
@@ -177,20 +194,28 @@ def _bounded(found: list[Candidate]) -> tuple[Candidate, ...]:
 
 
 def _candidate(
-    segment: str, verdict: Verdict | None, evidence: str, correction: CorrectionCue | None
+    segment: str,
+    verdict: Verdict | None,
+    evidence: str,
+    correction: CorrectionCue | None,
+    stated: SubjectFact | None = None,
 ) -> Candidate | None:
     content = clean_content(segment)
     if not content or _BARE_PRONOUN.match(content):
         return None
     quantities, conditions = quantities_and_conditions(content)
+    scope = scope_of(content)
+    if stated is not None:
+        scope["subject"] = stated.subject
     return Candidate(
         kind=verdict.kind if verdict else None,
         content=content,
         evidence_type=evidence,
         conditions=tuple(dict.fromkeys(c.text for c in conditions)),
-        scope=scope_of(content),
+        scope=scope,
         quantities=tuple(q for q in quantities if not q.negated),
         replaced=tuple(q for q in quantities if q.negated),
         correction=correction,
         strength=verdict.strength if verdict else 0,
+        subject=stated.key if stated is not None else "",
     )

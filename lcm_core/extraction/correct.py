@@ -18,12 +18,14 @@ from typing import Any, Final
 
 from lcm_core.store.models import MemoryItem
 from lcm_core.text.numbers import Quantity
+from lcm_core.text.numbers_role import MEASURE_UNITS
 from lcm_core.text.query import can_narrow
 from lcm_core.text.tokens import tokenize
 
 _EN_LEAD: Final = re.compile(
-    r"^(?:(?:hmm+|oh|ah|um+|uh|well|so|sorry|ok(?:ay)?|right)\b[\s,.!:—–-]*)*"
+    r"^(?:(?:hmm+|oh|ah|um+|uh|ugh|argh|well|so|ok(?:ay)?|right)\b[\s,.!:—–-]*)*"
     r"(?P<cue>actually|correction|scratch that|i meant|i mean|no wait|wait,? no|nope|oops|"
+    r"(?:sorry[\s,.!:—–-]*)?(?:wrong again|my bad|my mistake)|sorry|wrong again|"
     r"no(?=\s*[,.!—–-]|\s+wait\b)|i misspoke|i mistyped|mis-?typed|typo|"
     r"let me correct (?:that|myself)|make (?:it|that)|change (?:it|that) to|"
     r"(?:that|it) should (?:be|say))(?![A-Za-z])[\s,.!:：—–-]*",
@@ -31,7 +33,8 @@ _EN_LEAD: Final = re.compile(
 )
 _ZH_LEAD: Final = re.compile(
     r"^(?:(?:嗯|哦|啊|哎|诶|呃)[\s,，。!！]*)*"
-    r"(?P<cue>不对|不是的|错了|我?(?:刚才)?说错了|更正|纠正|改一下|其实是|我的意思是|写错了|打错了|口误|不[，,])"
+    r"(?P<cue>不对|不是的|又?错了|我?(?:刚才)?又?说错了|更正(?:一下)?|纠正(?:一下)?|改一下|其实是|"
+    r"我的意思是|写错了|打错了|口误|不[，,])"
     r"[\s,，。.!！:：—–-]*"
 )
 _CHANGE_TO: Final = re.compile(r"改成|改为|换成|改用|^\s*change\b.*\bto\b", re.IGNORECASE)
@@ -47,6 +50,7 @@ _LEADING_NUMBER: Final = re.compile(
 )
 # Words of the correction itself, which say nothing about what is corrected.
 _CUE_TEXT: Final = """actually correction scratch meant mean make change instead rather sorry oops wait
+    argh ugh wrong again bad mistake 决定 决定了 采用 统一 以后 我们
     mistyped misspoke typo nope hmm right then correct set use 不对 应该 该是 改成 改为 换成
     改用 更正 纠正 说错 错了 刚才 我说 其实 意思 就行 不是 而不是 成为 一下 我刚"""
 _CUE_TERMS: Final = frozenset(_CUE_TEXT.split())
@@ -107,7 +111,8 @@ def is_subject_less(body: str, quantities: Sequence[Quantity]) -> bool:
 
 
 def _without_numbers(text: str) -> str:
-    return re.sub(r"\d[\d,.]*", " ", text)
+    # Digits inside a name ("k8s", "s3", "ec2") stay: they are part of the subject.
+    return re.sub(r"(?<![A-Za-z])\d[\d,.]*(?![A-Za-z])", " ", text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,8 +211,17 @@ def _score(probe: _Probe, view: TargetView) -> tuple[float, bool]:
     if probe.terms:
         score += min(len(shared_terms), 3)
     if probe.subject_less and numbers:
+        if not _compatible(probe, numbers):
+            return 0.0, False  # "不，是 1.30" never rewrites "2 GB": another kind of value
         score += 0.5
     return score, replaced_hit
+
+
+def _compatible(probe: _Probe, numbers: tuple[tuple[Any, Any], ...]) -> bool:
+    """A bare new value never replaces a measurement ("2 GB"); a stated unit must agree."""
+    if probe.units:
+        return any(u in probe.units or u not in MEASURE_UNITS for _, u in numbers)
+    return any(u not in MEASURE_UNITS for _, u in numbers)
 
 
 def substitute(target: MemoryItem, new: Quantity, replaced: Sequence[Quantity]) -> str | None:

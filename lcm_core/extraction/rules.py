@@ -105,6 +105,8 @@ DECISION: Final = (
         r"going with",
         r"go with",
         r"switch(?:ing)? to",
+        r"(?:we|i) use",
+        r"we(?:'re| are) (?:dropping|moving to|switching to|standardi[sz]ing on)",
         r"stick with",
         r"settle on",
         r"drop support",
@@ -116,16 +118,27 @@ DECISION: Final = (
     ),
     _zh(
         r"决定|就用|就按|采用|改用|选用|选择|定为|设为|设成|设置为|设置成|统一用|换成|换用|"
+        r"就叫|[\u4e00-\u9fff]选\s*[A-Za-z]|"
         r"还是用|确定用|保留|固定在|固定为|提高到|降低到|调整为|调到|改成|改为|"
         # Clause-initial "用" is "use …", but not in words such as 用户, 用例, 用法.
         r"用[^，。；,;！？]{1,20}吧|^\s*用(?![户例法量途时于处])\s*\S|^[\u4e00-\u9fff]{1,4}用\s*[A-Za-z]"
     ),
 )
 WEAK_CONSTRAINT: Final = (
-    _en(r"limit", r"max(?:imum)?", r"min(?:imum)?", r"threshold", r"quota", r"cap", r"should"),
+    # "min" after a number is minutes ("takes 4 min"), not a minimum.
+    _en(
+        r"limit",
+        r"max(?:imum)?",
+        r"(?<![0-9] )(?<![0-9])min(?:imum)?",
+        r"threshold",
+        r"quota",
+        r"cap",
+        r"should",
+    ),
     # "要" as "must", not as "need"/"want"/"probably takes" (需要, 想要, 大概要, 可能要).
     _zh(
-        r"上限|下限|阈值|限流|最大|最小|应该|(?<![需想只主重不还我你他她概能就也])要(?!不要|是|么|求)"
+        r"上限|下限|阈值|限流|最大|最小|应该|"
+        r"(?<![需想只主重不还我你他她概能就也])要(?!不要|是|么|求|\s*\d+\s*(?:分钟|小时|秒|天))"
     ),
 )
 FACT: Final = (
@@ -134,7 +147,7 @@ FACT: Final = (
     re.compile(
         r"\b(?:our|my)\s+[\w\- ]{1,40}?\b(?:is|are|was|runs|run|uses|lives|sits|has|have|takes)\b"
         r"|^\s*(?:we|i)(?:'re| are| am|'m)? (?:use|using|have|run|running|deploy|deploying|host|"
-        r"hosting|store|keep|moved|migrated|switched)\b"
+        r"hosting|store|keep|moved|migrated|switched)\b|^\s*we(?:'re| are) on\b"
         r"|\b(?:is|are) (?:written in|deployed (?:on|to|in)|hosted (?:on|in|at)|running on|"
         r"built (?:on|with)|based on|located in|stored in)\b"
         r"|\b(?:can take|takes|took|currently)\b",
@@ -201,6 +214,31 @@ def _any(patterns: Sequence[re.Pattern[str]], text: str) -> bool:
     return any(p.search(text) for p in patterns)
 
 
+# "From now on", "以后都": alone they make a choice lasting, not an obligation.
+_LASTING: Final = re.compile(
+    r"(?<![A-Za-z])(?:from now on|going forward)(?![A-Za-z])|(?:以后|今后)(?:所有|都|一律|统一)?",
+    re.IGNORECASE,
+)
+_CHOICE: Final = re.compile(
+    r"(?<![A-Za-z])(?:going with|go with|use|switch(?:ing)? to|stick with)(?![A-Za-z])|"
+    r"(?:都|统一|一律)?(?:用|使用|改用)",
+    re.IGNORECASE,
+)
+
+
+# "只在周二和周四发版" picks the release days, like "deploy only on Tuesdays".
+_RELEASE_DAYS: Final = re.compile(r"^\s*只在[^，。；]{1,12}(?:发版|发布|部署|上线)")
+
+
+def _lasting_choice(clause: str) -> bool:
+    """A choice made to last ("以后都用 pnpm"), with no other obligation cue in it."""
+    if _RELEASE_DAYS.search(clause):
+        return True
+    if not _LASTING.search(clause) or not _CHOICE.search(clause):
+        return False
+    return not _any(STRONG_CONSTRAINT, _LASTING.sub(" ", clause))
+
+
 def classify(clause: str, quantities: Sequence[Quantity] | None = None) -> Verdict | None:
     """The kind of memory a user clause states, or None when it states none.
 
@@ -210,6 +248,8 @@ def classify(clause: str, quantities: Sequence[Quantity] | None = None) -> Verdi
         return Verdict("open_question", 6)
     if _any(PREFERENCE, clause):
         return Verdict("preference", 5)
+    if _lasting_choice(clause):
+        return Verdict("decision", 3)
     if _any(STRONG_CONSTRAINT, clause):
         return Verdict("constraint", 4)
     numbers = parse_quantities(clause) if quantities is None else quantities

@@ -22,6 +22,8 @@ _EN_CLAUSE: Final = re.compile(
 # English qualifiers that are complete on their own.
 _EN_FIXED: Final = re.compile(
     r"\b(?:at peak(?: \w+)?|under (?:heavy |peak |normal |high )?load|in prod(?:uction)?|"
+    r"under the [\w\- ]{1,30}?(?:load test|stress test|benchmark|test)|at steady state|at idle|"
+    r"on (?:warm|cold|busy|quiet|peak|normal) days|"
     r"(?:on|in) (?:staging|ci)|locally|with an? (?:warm|cold|empty|full) cache|"
     r"on (?:a )?(?:cold|warm) (?:start|cache)|(?:un)?compressed|gzipped|(?:before|after) tax|"
     r"on the [\w\- ]{1,30}? (?:build|platform|plan|tier|branch|cluster|region)|"

@@ -15,6 +15,13 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from lcm_core.text.conditions import Condition, find_conditions
+from lcm_core.text.numbers_role import (
+    identifier_after,
+    identifier_before,
+    is_version_after_name,
+    is_year_in_name,
+    port_after,
+)
 from lcm_core.text.numbers_vocab import (
     ATTACHED_UNITS,
     CURRENCY_PREFIX,
@@ -53,9 +60,11 @@ _NOT_QUANTITY: Final = (
     re.compile(r"\d{1,2}[点時时](?:\d{1,2}分)?(?:[到至\-~]\d{1,2}[点时])?"),
     re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b"),
     re.compile(r"\bv?\d+(?:\.\d+){2,}\b"),
-    # Not \b: between a Han character and a Latin letter there is no word boundary.
+    # Not \b: between a Han character and a Latin letter there is no word boundary. The
+    # lookahead first lets every position that is no letter fail before the long alternation.
     re.compile(
-        r"(?:(?<![A-Za-z0-9_])(?:" + VERSIONED_NAMES + r")|版本)[ \-]?v?\d+(?:\.\d+)*", re.I
+        r"(?:(?=[A-Za-z])(?<![A-Za-z0-9_])(?:" + VERSIONED_NAMES + r")|版本)[ \-]?v?\d+(?:\.\d+)*",
+        re.I,
     ),
     re.compile(
         r"(?:版本|version|升级到|降级到|upgrade to|bump(?:ed)? to)[^,;，。；\d]{0,8}\d+(?:\.\d+)+",
@@ -143,6 +152,8 @@ class Quantity:
 
 def parse_quantities(text: str) -> list[Quantity]:
     """The quantities of one sentence in reading order, each with its conditions."""
+    if not _MAYBE_NUMBER.search(text):
+        return []  # no digit, no numeral: skip the condition scan the quantities would need
     return quantities_and_conditions(text)[0]
 
 
@@ -214,6 +225,9 @@ def _read(text: str, wide: str, match: re.Match[str]) -> Quantity | None:
         return _read_chinese(text, wide, start, end)
     if _LEFT_BLOCK.search(before) and not _ALLOWED_LEFT_DASH.search(before):
         return None
+    marked = identifier_before(before)
+    if marked == "id" or identifier_after(wide[end : end + 12]):
+        return None  # "issue 15", "case 7", "1.29 版本": a name, not an amount
     value = _arabic(match.group("ar"))
     value, end = _apply_multiplier(wide, end, value)
     upper: int | float | None = None
@@ -230,8 +244,14 @@ def _read(text: str, wide: str, match: re.Match[str]) -> Quantity | None:
         return None  # digits glued to a word that is no unit: an identifier
     if before.endswith("百分之"):
         unit, start = "%", start - 3
+    if marked == "port" or (unit is None and port_after(wide[end : end + 8])):
+        unit = "port"
     unit = _prefix_unit(before) or unit
+    if unit is None and is_version_after_name(match.group("ar"), before):
+        return None  # "dbt-core 1.8", "RabbitMQ 3.13": a version
     comparator = _comparator_before(before) or _comparator_after(wide, end_after_unit)
+    if is_year_in_name(match.group("ar"), unit, comparator):
+        return None
     if upper is not None:
         comparator = "between"
     raw_start = start - len(_currency_prefix(before))

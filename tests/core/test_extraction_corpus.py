@@ -98,3 +98,38 @@ def test_generated_texts_would_be_memory_if_typed() -> None:
     generated = [r for r in ROWS if r["source_kind"] in GENERATED_SOURCE_KINDS]
     typed = [r for r in generated if not extract_text(r["text"], "user", "user").empty]
     assert len(typed) >= len(generated) // 2
+
+
+WORK_CORPUS = Path(__file__).with_name("extraction_corpus_work.jsonl")
+WORK_ROWS: list[dict[str, Any]] = [
+    json.loads(line)
+    for line in WORK_CORPUS.read_text(encoding="utf-8").splitlines()
+    if line.strip()
+]
+
+
+@pytest.fixture(scope="module")
+def work_result() -> Any:
+    return benchmark().evaluate(WORK_ROWS)
+
+
+def test_work_corpus_covers_what_issue_15_asks_for() -> None:
+    """300+ work-session messages: facts (a third ZH/mixed), corrections, chatter, choices, ids."""
+    assert len(WORK_ROWS) >= 300 and len({r["id"] for r in WORK_ROWS}) == len(WORK_ROWS)
+    facts = [r for r in WORK_ROWS if r["cat"] == "fact"]
+    assert len(facts) >= 80 and 3 * sum(r["lang"] != "en" for r in facts) >= len(facts)
+    assert sum(any(i.get("corrects") for i in r["items"]) for r in WORK_ROWS) >= 30
+    assert sum(r["cat"] == "chatter" for r in WORK_ROWS) >= 100
+    assert sum(r["cat"] == "decision" for r in WORK_ROWS) >= 40
+    assert sum(bool(r.get("ids") or r.get("measures")) for r in WORK_ROWS) >= 50
+
+
+def test_work_corpus_figures(work_result: Any) -> None:
+    """Issue 15's bar: facts 0.9/0.9, chatter <= 3%, corrections 0.95, no wrong supersession."""
+    facts = work_result.kinds["fact"]
+    assert facts.precision() >= 0.90 and facts.recall() >= 0.90, work_result.errors
+    assert work_result.chatter_durable <= 0.03 * work_result.chatter, work_result.errors
+    assert work_result.corrections.recall() >= 0.95, work_result.errors
+    assert work_result.wrong_supersessions == 0, work_result.errors
+    assert work_result.identifiers_flagged == 0, work_result.errors
+    assert work_result.overall.precision() >= 0.95 and work_result.overall.recall() >= 0.95
