@@ -119,6 +119,9 @@ def handle(event: str, payload: Mapping[str, Any], db_url: str, config: Config) 
 
 def _answer(runtime: Any, event: str, payload: Mapping[str, Any], outcome: HookOutcome) -> None:
     session_id = str(payload["session_id"])
+    # Our additionalContext is not in the transcript as our own block, so what was
+    # injected since the last compaction is read from the assembly logs.
+    runtime.shown_from_logs = True
     cwd = payload.get("cwd")
     if isinstance(cwd, str) and cwd:
         runtime.cwd = cwd  # preconditions and validation resolve paths against it

@@ -1,8 +1,12 @@
 """Build the one memory message of a step under a token budget, in fixed section order.
 
-Sections go task, rules-core, rules, memory, evidence, notice. Each candidate entry
-costs its tokens (the estimate, or the host's exact meter); whatever does not fit the
-budget `max(minBudgetTokens, softBudgetTokens)` is left out with a reason. The output
+Sections go task, resident, rules-core, rules, memory, evidence, notice. Each candidate
+entry costs its tokens (the estimate, or the host's exact meter); whatever does not fit
+the budget `max(minBudgetTokens, softBudgetTokens)` is left out with a reason. After a
+host compaction, and until each entry has been shown again, the task state and the
+resident set (`resident.py`) come first within `assembly.residentShare` of the budget,
+so the step's text never displaces what the user set down. The insufficient-evidence
+statement is added only when the step asks about the past (`recall.py`). The output
 depends only on stored state, the step's messages and config: no clock, no randomness.
 The function the host calls never raises; a failure comes back as `injected = False`
 with its errors.
@@ -19,9 +23,10 @@ from lcm_core.compaction import CompactionStatus, compaction_status
 from lcm_core.config import Config, budget_tokens, load_config
 from lcm_core.evidence import retrieve
 from lcm_core.models import MemoryItem, Rule
-from lcm_core.packing import Candidate, TokenMeter, choose_meter, pack
+from lcm_core.packing import Candidate, Reserve, TokenMeter, choose_meter, pack
 from lcm_core.ports import MemoryStore
 from lcm_core.query import QuerySignals, query_signals, search_terms
+from lcm_core.recall import asks_about_past
 from lcm_core.render import (
     disputed_entry,
     disputed_summary,
@@ -32,6 +37,7 @@ from lcm_core.render import (
     superseded_entry,
     task_entries,
 )
+from lcm_core.resident import resident_items
 from lcm_core.retrieval import (
     ALREADY_SHOWN,
     Omission,
@@ -122,7 +128,7 @@ class _Visibility:
 def _notice_candidates(
     store: MemoryStore,
     session_id: str,
-    ranking: Ranking,
+    current: Sequence[MemoryItem],
     signals: QuerySignals,
     status: CompactionStatus,
     old_task_values: Sequence[str],
@@ -131,11 +137,11 @@ def _notice_candidates(
     notices: list[Candidate] = []
     if status.notice:
         notices.append(Candidate("notice", "compaction-policy", f"- {status.notice}"))
-    for ranked in ranking.selected:
-        for old_id in ranked.item.supersedes:
+    for item in current:
+        for old_id in item.supersedes:
             old = store.get_item(old_id)
             if old is not None and old.status == "superseded":
-                text = superseded_entry(old, ranked.item.id, max_chars)
+                text = superseded_entry(old, item.id, max_chars)
                 notices.append(Candidate("notice", old.id, text))
     disputed = store.list_items(session_id, statuses=("disputed",))
     if disputed:
@@ -152,6 +158,23 @@ def _notice_candidates(
     for index, value in enumerate(old_task_values):
         notices.append(Candidate("notice", f"task-old[{index}]", old_task_entry(value, max_chars)))
     return notices
+
+
+def _pending_resident(
+    store: MemoryStore, session_id: str, status: CompactionStatus, shown: Shown
+) -> list[MemoryItem]:
+    """The resident items to restate: after a compaction, until each is shown again.
+
+    Empty when no compaction was seen, when the policy trusts the host's summary, and
+    once every resident item is listed by a block still in context.
+    """
+    if not status.detected or status.trust_summary:
+        return []
+    return [
+        item
+        for item in resident_items(store, session_id, status.last_seq)
+        if item.id not in shown.items
+    ]
 
 
 def _drop_shown_entries(
@@ -186,6 +209,7 @@ def collect_candidates(
     newest: int | None,
     turn: int | None = None,
     shown: Shown | None = None,
+    in_history: frozenset[int] = frozenset(),
 ) -> tuple[list[Candidate], list[Omission], list[dict[str, Any]], bool]:
     """Every entry the block could hold, in priority order, plus retrieval's omissions.
 
@@ -207,6 +231,7 @@ def collect_candidates(
         is_visible=visible.contains_event if visible else None,
         current_turn=turn,
         shown=shown,
+        in_history=in_history,
     )
     ranking, evidence = found_now.ranking, found_now.evidence
     candidates: list[Candidate] = []
@@ -214,6 +239,10 @@ def collect_candidates(
     if state is not None:
         for ref, line in task_entries(state, max_chars):
             candidates.append(Candidate("task", ref, line))
+    resident = _pending_resident(store, session_id, status, shown or Shown())
+    for item in resident:
+        candidates.append(Candidate("resident", item.id, item_entry(item, max_chars)))
+    resident_ids = {item.id for item in resident}
     core_lines, relevant_rules = rules(store, signals, config)
     for index, line in enumerate(core_lines):
         candidates.append(Candidate("rules-core", f"core[{index}]", line))
@@ -221,25 +250,29 @@ def collect_candidates(
         candidates.append(Candidate("rules", rule.id, rule_entry(rule, max_chars)))
     focus = signals.exact_signals()
     for ranked in ranking.selected:
-        candidates.append(
-            Candidate("memory", ranked.item.id, item_entry(ranked.item, max_chars, focus))
-        )
+        if ranked.item.id not in resident_ids:
+            candidates.append(
+                Candidate("memory", ranked.item.id, item_entry(ranked.item, max_chars, focus))
+            )
     has_history = newest is not None or state is not None or ranking.candidates > 0
     was_visible = any(
         o.reason.endswith("visible in this step") or o.reason == ALREADY_SHOWN
         for o in ranking.omitted
     )
-    found = ranking.selected or evidence.rows or was_visible
-    if has_history and not signals.empty and not found:
+    found = ranking.selected or evidence.rows or was_visible or resident
+    # Only a step that asks about the past earns the statement: on a working step it
+    # would say nothing, at every step, and the host keeps every copy in its history.
+    if has_history and not signals.empty and not found and asks_about_past(text):
         candidates.append(Candidate("memory", "insufficient-evidence", insufficient_statement()))
     for row in evidence.rows:
         candidates.append(Candidate("evidence", row.ref, evidence_entry(row, max_chars)))
     old_task = state.superseded if state is not None else ()
+    current = [*resident, *(r.item for r in ranking.selected if r.item.id not in resident_ids)]
     candidates.extend(
         _notice_candidates(
             store,
             session_id,
-            ranking,
+            current,
             signals,
             status,
             old_task,
@@ -249,6 +282,7 @@ def collect_candidates(
     reasons: list[dict[str, Any]] = [
         {"kind": "query", "text": signals.text[:200], "terms": list(signals.tokens[:40])},
         {"kind": "compaction", **status.to_dict()},
+        {"kind": "resident", "pending": [item.id for item in resident]},
         *({"kind": "item", **ranked.to_dict()} for ranked in ranking.selected),
         *({"kind": "evidence", **row.to_dict()} for row in evidence.rows),
     ]
@@ -268,6 +302,7 @@ def assemble(
     rules: RuleProvider | None = None,
     trigger: str = "pre-step",
     shown: Shown | None = None,
+    in_history: frozenset[int] = frozenset(),
 ) -> AssemblyResult:
     """Assemble the step's memory block; never raises (errors come back in the result).
 
@@ -275,6 +310,8 @@ def assemble(
     `shown` is what earlier memory blocks still in context list: a host runtime keeps
     it incrementally with `ShownItems`, a one-off caller reads it with
     `ShownItems().read(store, session_id)`; by default nothing counts as shown.
+    `in_history` are the seqs the host still holds in its history (its surface): raw
+    turns among them are not quoted again.
     """
     config = config if config is not None else load_config()
     budget = budget_tokens(config)
@@ -282,7 +319,16 @@ def assemble(
     provider = rules if rules is not None else rule_provider
     try:
         return _assemble(
-            store, session_id, messages, config, base, query, token_meter, provider, shown
+            store,
+            session_id,
+            messages,
+            config,
+            base,
+            query,
+            token_meter,
+            provider,
+            shown,
+            in_history,
         )
     except Exception as exc:  # the host's step must go on without memory
         return AssemblyResult(
@@ -305,6 +351,7 @@ def _assemble(
     token_meter: TokenMeter | None,
     rules: RuleProvider,
     shown: Shown | None,
+    in_history: frozenset[int],
 ) -> AssemblyResult:
     cost, token_source, errors = choose_meter(token_meter)
     if shown is None:
@@ -324,6 +371,7 @@ def _assemble(
         newest=newest,
         turn=base.turn,
         shown=shown,
+        in_history=in_history,
     )
     candidates, repeated = _drop_shown_entries(candidates, shown)
     omitted = [*omitted, *repeated]
@@ -336,7 +384,11 @@ def _assemble(
                 base, trigger, token_source, status, newest, omitted, reasons, errors, why
             )
         candidates.append(Candidate("memory", "insufficient-evidence", insufficient_statement()))
-    text, used, sections, kept, left_out = pack(candidates, base.budget_tokens, cost)
+    reserve = None
+    if any(c.section == "resident" for c in candidates):
+        share = float(config.get("assembly.residentShare"))
+        reserve = Reserve(("task", "resident"), int(base.budget_tokens * share))
+    text, used, sections, kept, left_out = pack(candidates, base.budget_tokens, cost, reserve)
     omitted.extend(left_out)
     if not kept:
         why = "no entry fits the budget"

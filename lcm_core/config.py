@@ -44,6 +44,7 @@ DEFAULTS: Final[dict[str, Any]] = {
         "skipWhenEmpty": True,
         "evidenceTypes": ["user/message"],
         "maxEvidenceChars": 600,
+        "residentShare": 0.5,
     },
     "diagnostics": {"assemblyLogRetention": 200},
     "compatibility": {"compactionPolicy": "auto", "reinjectAfterCompaction": True},
@@ -76,6 +77,7 @@ LIMITS: Final[dict[str, Limit]] = {
     "assembly.skipWhenEmpty": Limit(bool),
     "assembly.evidenceTypes": Limit(list),
     "assembly.maxEvidenceChars": Limit(int, 40, 100_000),
+    "assembly.residentShare": Limit((int, float), 0.0, 1.0),
     "diagnostics.assemblyLogRetention": Limit(int, 1, 100_000),
     "compatibility.compactionPolicy": Limit(
         str, choices=("auto", "compaction-basic", "billion-context", "none")

@@ -17,7 +17,10 @@ plugin or the runtime generated never counts as evidence, and only the event typ
 false numbers, so it is searchable but not pasted into the request by default. A
 user-role message that carries tool output or model text counts as that type. A raw
 turn that is the source of a superseded, retracted or disputed item is not quoted: its
-value is not current, and the notice section shows old and disputed values as such.
+value is not current, and the notice section shows old and disputed values as such. The
+source of a superseded item is not quoted as the evidence of any item either. A raw
+turn the host still holds in its history (`in_history`, the host's surface) is not
+quoted again: the model can read it, and every copy would stay in the history too.
 """
 
 from __future__ import annotations
@@ -172,6 +175,7 @@ def gather_evidence(
     is_visible: Callable[[Event], bool] | None = None,
     anchor_seq: int | None = None,
     current_turn: int | None = None,
+    in_history: frozenset[int] = frozenset(),
 ) -> EvidenceSet:
     """Sources of the ranked items, exact matches and raw turns, best first, up to the limit.
 
@@ -214,8 +218,8 @@ def gather_evidence(
             turn = _Candidate(seq, event, (), score, search, recent)
             keyed.append((turn.key(-seq), turn))
     keyed.sort(key=lambda pair: pair[0])
-    historical = _historical_sources(store, session_id) if len(keyed) > len(cited) else {}
-    walk = _Walk(store, config, signals, is_visible, historical, current_turn)
+    historical = _historical_sources(store, session_id) if keyed else {}
+    walk = _Walk(store, config, signals, is_visible, historical, current_turn, in_history)
     return walk.select([one for _, one in keyed])
 
 
@@ -230,9 +234,11 @@ class _Walk:
         is_visible: Callable[[Event], bool] | None,
         historical: dict[int, tuple[str, str]],
         current_turn: int | None,
+        in_history: frozenset[int] = frozenset(),
     ) -> None:
         self.store, self.signals, self.is_visible = store, signals, is_visible
         self.historical, self.current_turn = historical, current_turn
+        self.in_history = in_history
         self.evidence_types = [str(t) for t in config.get("assembly.evidenceTypes")]
         self.limit = int(config.get("retrieval.evidenceLimit"))
         self.min_score = float(config.get("retrieval.minScore"))
@@ -246,9 +252,14 @@ class _Walk:
             return _not_type_reason(event)
         if self.is_visible is not None and self.is_visible(event):
             return "still visible in this step"
-        if raw and one.seq in self.historical:
+        if one.seq in self.historical:
             status, item_id = self.historical[one.seq]
-            return f"source of {status} item {item_id}; not quoted as a current raw turn"
+            if raw:
+                return f"source of {status} item {item_id}; not quoted as a current raw turn"
+            if status == "superseded":
+                return f"source of superseded item {item_id}; its old value is in the notice"
+        if raw and one.seq in self.in_history:
+            return "still in the host's history; not quoted again"
         if raw and self.current_turn is not None and event.turn == self.current_turn:
             return "a message of the current turn: this step's input, not history"
         if raw and one.score < self.min_score:
@@ -323,6 +334,7 @@ def retrieve(
     is_visible: Callable[[Event], bool] | None = None,
     current_turn: int | None = None,
     shown: Shown | None = None,
+    in_history: frozenset[int] = frozenset(),
 ) -> Retrieval:
     """Rank items, then gather their evidence and the raw turns, with one recency anchor."""
     anchor = anchor_seq_of(store, session_id) if search_terms(signals) else None
@@ -348,5 +360,6 @@ def retrieve(
         is_visible=is_visible,
         anchor_seq=anchor,
         current_turn=current_turn,
+        in_history=in_history,
     )
     return Retrieval(ranking, evidence)

@@ -27,9 +27,18 @@ HEADER: Final = "\n".join(
         "若找不到可靠证据，请回答 “insufficient evidence”，不要编造历史。",
     ]
 )
-SECTION_ORDER: Final = ("task", "rules-core", "rules", "memory", "evidence", "notice")
+SECTION_ORDER: Final = (
+    "task",
+    "resident",
+    "rules-core",
+    "rules",
+    "memory",
+    "evidence",
+    "notice",
+)
 SECTION_TITLES: Final[dict[str, str]] = {
     "task": "## 记忆: 当前任务状态",
+    "resident": "## 记忆: 常驻条目（用户设定的约束、决定与事实，压缩后重述）",
     "rules-core": "## 技能: 常驻要点",
     "rules": "## 技能: 相关规则",
     "memory": "## 记忆: 相关条目",
