@@ -6,8 +6,11 @@
 // newline-delimited JSON-RPC on its stdio. The rules this file keeps:
 //
 // - The host never waits on capture: session events are notifications, written in order.
-// - Pre-step and pre-tool wait at most `deadlineMs`; after that the step goes on without
-//   memory and the reason is recorded (here, and in the sidecar's assembly log).
+// - The sidecar starts when the plugin loads, off the first turn's path. Pre-step and
+//   pre-tool wait at most `deadlineMs`; after that the step goes on without memory and
+//   the reason is recorded (here, and in the sidecar's assembly log). While the sidecar
+//   is still starting, the first turn of a new session (which has no memory yet) waits
+//   at most `startWaitMs`.
 // - A dead sidecar is restarted at most once per turn, then the session's events are
 //   replayed to it (capture is idempotent), so memory comes back complete.
 // - Nothing here throws into the host; the sidecar is killed when the plugin unloads.
@@ -22,6 +25,7 @@ const DEFAULT_DEADLINE_MS = 1500
 const MIN_DEADLINE_MS = 50
 const MAX_DEADLINE_MS = 60000
 const DEFAULT_COMMAND_TIMEOUT_MS = 15000
+const DEFAULT_START_WAIT_MS = 200
 const STDERR_TAIL = 40
 const MAX_PENDING_SKIPS = 100
 
@@ -60,6 +64,30 @@ function visibleSeqs(agent, turn, wholeSurface) {
     // an older host without these fields: the sidecar sees only the step's new messages
   }
   return undefined
+}
+
+// The seqs of the messages the host still holds in its history (its surface), so the
+// sidecar does not quote them again as raw evidence. Undefined on a host without it.
+function surfaceSeqs(agent) {
+  try {
+    const nodes = agent?.session?.surface?.nodes
+    if (nodes && typeof nodes.length === 'number') {
+      return Array.from(nodes).filter((n) => Number.isSafeInteger(n))
+    }
+  } catch {
+    // an older host: every raw turn may be quoted
+  }
+  return undefined
+}
+
+// True for the first turn of a session that inherited nothing: memory has nothing for it
+// yet, so it need not wait for a sidecar that is still starting.
+function freshFirstTurn(agent, turn) {
+  try {
+    return turn === 1 && !(agent?.session?.inheritedEventCount > 0)
+  } catch {
+    return false
+  }
 }
 
 // The session's events from the newest back. DSH 0.2 has `eventAt(seq)` and `seq` (the
@@ -115,6 +143,30 @@ class Sidecar {
     this.lastExit = undefined
     this.dropped = 0
     this.stopped = false
+    this.ready = false
+    this.initId = undefined
+    this.waiters = []
+  }
+
+  // Resolves true once the running sidecar has answered `initialize`, false after `ms`.
+  whenReady(ms) {
+    if (this.ready) return Promise.resolve(true)
+    if (!this.alive()) return Promise.resolve(false)
+    return new Promise((resolve) => {
+      const waiter = (ok) => {
+        clearTimeout(timer)
+        resolve(ok)
+      }
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter)
+        resolve(false)
+      }, ms)
+      this.waiters.push(waiter)
+    })
+  }
+
+  settleWaiters(ok) {
+    for (const waiter of this.waiters.splice(0)) waiter(ok)
   }
 
   alive() {
@@ -135,6 +187,7 @@ class Sidecar {
       return false
     }
     this.child = child
+    this.ready = false
     child.on('error', (error) => {
       this.lastExit = `sidecar error: ${error?.message ?? error}`
       this.onGone(child)
@@ -149,9 +202,10 @@ class Sidecar {
       this.stderrTail.push(line)
       if (this.stderrTail.length > STDERR_TAIL) this.stderrTail.shift()
     })
+    this.initId = this.nextId++
     this.write({
       jsonrpc: '2.0',
-      id: this.nextId++,
+      id: this.initId,
       method: 'initialize',
       params: { settings: this.spec.settings, cwd: process.cwd() },
     })
@@ -162,6 +216,8 @@ class Sidecar {
     if (this.child !== child) return
     this.child = undefined
     this.exits += 1
+    this.ready = false
+    this.settleWaiters(false)
     for (const [id, entry] of this.pending) {
       this.pending.delete(id)
       entry.settle({ ok: false, reason: this.lastExit ?? 'sidecar exited' })
@@ -175,8 +231,13 @@ class Sidecar {
     } catch {
       return
     }
+    if (message?.id !== undefined && message.id === this.initId) {
+      this.ready = true
+      this.settleWaiters(true)
+      return
+    }
     const entry = this.pending.get(message?.id)
-    if (!entry) return // an initialize answer, or an answer that came after its deadline
+    if (!entry) return // an answer that came after its deadline
     this.pending.delete(message.id)
     if (message.error) entry.settle({ ok: false, reason: `sidecar error: ${message.error.message}` })
     else entry.settle({ ok: true, result: message.result })
@@ -235,6 +296,7 @@ class Sidecar {
     this.stopped = true
     const child = this.child
     this.child = undefined
+    this.settleWaiters(false)
     for (const [id, entry] of this.pending) {
       this.pending.delete(id)
       entry.settle({ ok: false, reason: 'plugin unloaded' })
@@ -261,6 +323,7 @@ export function apply(ctx, config = {}) {
   const settings = config.settings && typeof config.settings === 'object' ? config.settings : undefined
   const deadlineMs = clampDeadline(config.deadlineMs ?? settings?.host?.preStepDeadlineMs)
   const hideVisible = config.hideVisible === true
+  const startWaitMs = Math.min(deadlineMs, Math.max(0, Number(config.startWaitMs ?? DEFAULT_START_WAIT_MS) || 0))
   const commandTimeoutMs = Math.max(deadlineMs, Number(config.commandTimeoutMs) || DEFAULT_COMMAND_TIMEOUT_MS)
   // `command` (an argv list) replaces the default `<python> -m lcm_adapter.sidecar --db <db>`.
   const custom = Array.isArray(config.command) && config.command.length && config.command.every((a) => typeof a === 'string')
@@ -319,6 +382,10 @@ export function apply(ctx, config = {}) {
         recordSkip(sessionId, turn, step, `sidecar not running (${sidecar.lastExit ?? 'no process'})`)
         return decision
       }
+      if (!sidecar.ready && freshFirstTurn(agent, turn) && !(await sidecar.whenReady(startWaitMs))) {
+        recordSkip(sessionId, turn, step, `sidecar still starting after ${startWaitMs} ms (turn 1 of a new session)`)
+        return decision
+      }
       const answer = await sidecar.request(
         'preStep',
         {
@@ -327,6 +394,7 @@ export function apply(ctx, config = {}) {
           turn,
           step,
           visibleSeqs: visibleSeqs(agent, turn, hideVisible),
+          surfaceSeqs: surfaceSeqs(agent),
         },
         deadlineMs,
         signal,

@@ -110,7 +110,7 @@ def test_deadline_passes_and_the_reason_is_recorded(tmp_path: Path) -> None:
     log = tmp_path / "received.jsonl"
     config = {**fake("slow", log), "deadlineMs": 50}
     script = [
-        {"op": "pre-step", "turn": 1, "step": 1, "messages": ASK},
+        {"op": "pre-step", "turn": 2, "step": 1, "messages": ASK},
         {"op": "command", "input": "status"},  # answered after the late preStep and the skip
     ]
     step, command = run(config, script, tmp_path)
@@ -118,8 +118,30 @@ def test_deadline_passes_and_the_reason_is_recorded(tmp_path: Path) -> None:
     assert "steps without memory 1" in command["result"]["text"]
     skips = [m["params"] for m in received(log) if m["method"] == "skip"]
     assert skips == [
-        {"sessionId": "plugin-会话", "turn": 1, "step": 1, "reason": "no answer within 50 ms"}
+        {"sessionId": "plugin-会话", "turn": 2, "step": 1, "reason": "no answer within 50 ms"}
     ]
+
+
+def test_a_new_sessions_first_turn_does_not_wait_for_a_starting_sidecar(tmp_path: Path) -> None:
+    """Turn 1 of a new session waits `startWaitMs`, not the deadline, for a starting sidecar.
+
+    The sidecar never answers `initialize`; with a 60 s deadline the first turn still
+    goes on after the short start wait, and the reason says so. A later turn waits for
+    the sidecar up to its deadline, as before.
+    """
+    log = tmp_path / "received.jsonl"
+    config = {**fake("noinit", log), "deadlineMs": 60000, "startWaitMs": 100}
+    script = [
+        {"op": "pre-step", "turn": 1, "step": 1, "messages": ASK},
+        {"op": "command", "input": "status"},
+    ]
+    step, command = run(config, script, tmp_path)
+    assert step["result"] == {"kind": "enter", "messages": ASK}
+    reason = "sidecar still starting after 100 ms (turn 1 of a new session)"
+    assert reason in command["result"]["text"]
+    skips = [m["params"] for m in received(log) if m["method"] == "skip"]
+    assert skips == [{"sessionId": "plugin-会话", "turn": 1, "step": 1, "reason": reason}]
+    assert not [m for m in received(log) if m["method"] == "preStep"]
 
 
 def test_unload_kills_the_sidecar(tmp_path: Path) -> None:
@@ -206,3 +228,15 @@ def test_visible_seqs_are_this_turn_or_the_whole_surface(tmp_path: Path) -> None
     sent = [m["params"].get("visibleSeqs") for m in received(log) if m["method"] == "preStep"]
     surface = [1, 2, 5, 6, 9, 10, 13, 14]  # every message event the harness appended
     assert sent == [[13, 14], [13, 14], surface, [1, 2, 13, 14]]
+
+
+def test_pre_step_sends_the_hosts_surface(tmp_path: Path) -> None:
+    """The seqs DSH still holds in its history reach the sidecar as `surfaceSeqs`."""
+    log = tmp_path / "received.jsonl"
+    script = [
+        {"op": "surface", "nodes": [4, 80, 59, 61]},
+        {"op": "pre-step", "turn": 3, "step": 1, "messages": ASK},
+    ]
+    run(fake("ok", log), script, tmp_path)
+    [params] = [m["params"] for m in received(log) if m["method"] == "preStep"]
+    assert params["surfaceSeqs"] == [4, 80, 59, 61]

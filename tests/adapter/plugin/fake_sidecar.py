@@ -15,6 +15,8 @@ for line in sys.stdin:
     method, ident = message.get("method"), message.get("id")
     if ident is None:
         continue
+    if method == "initialize" and mode == "noinit":
+        continue  # a sidecar that never finishes starting
     if method == "preStep" and mode == "hang":
         time.sleep(60)
     if method == "preStep" and mode == "slow":
