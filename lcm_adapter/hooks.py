@@ -149,7 +149,10 @@ def _answer(runtime: Any, event: str, payload: Mapping[str, Any], outcome: HookO
         if text:
             outcome.reply = context_reply(EVENTS[event], text)
     elif event == "session-start" and payload.get("source") in REINJECT_SOURCES:
-        text = _block_text(runtime.pre_step(session_id, [], None, None))
+        # After a compaction there is no prompt yet: the block is the task state and the
+        # resident set, not turns picked by the last message's words.
+        query = "" if payload.get("source") == "compact" else None
+        text = _block_text(runtime.pre_step(session_id, [], None, None, query=query))
         if text:
             outcome.reply = context_reply(EVENTS[event], text)
     elif event == "pre-tool-use":

@@ -28,7 +28,7 @@ from lcm_core.models import AssemblyLog
 from lcm_core.ports import MemoryStore
 from lcm_core.preconditions import check_preconditions
 from lcm_core.registry import open_store
-from lcm_core.shown import Shown, ShownItems, logged_items
+from lcm_core.shown import Shown, ShownItems, logged_shown
 from lcm_core.skill_ingest import ingest_skills
 from lcm_core.step import StepMessage
 from lcm_core.validation import pending_repair_reminder, run_validation
@@ -156,11 +156,13 @@ class MemoryRuntime:
         *,
         visible_seqs: Sequence[int] | None = None,
         surface_seqs: Sequence[int] | None = None,
+        query: str | None = None,
     ) -> dict[str, Any] | None:
         """The memory message to append to this step, or None; the attempt is logged.
 
         `surface_seqs` are the events the host still holds in its history: raw turns
-        among them are not quoted again.
+        among them are not quoted again. `query` replaces the step's task text ("" for
+        none: only the task state, the resident set and notices).
         """
         self.stats.pre_steps += 1
         try:
@@ -175,6 +177,7 @@ class MemoryRuntime:
                 token_meter,
                 self._shown(session_id),
                 _int_set(surface_seqs),
+                query,
             )
             result = _unless_shown_this_turn(self.store, result)
             result = _call_log_assembly(self.store, result, self.config)
@@ -215,8 +218,10 @@ class MemoryRuntime:
         shown = self.shown.read(self.store, session_id)
         if not self.shown_from_logs:
             return shown
-        logged = logged_items(self.store, session_id)
-        return dataclasses.replace(shown, items=shown.items | logged)
+        logged = logged_shown(self.store, session_id)
+        return dataclasses.replace(
+            shown, items=shown.items | logged.items, seqs=shown.seqs | logged.seqs
+        )
 
     def record_skip(self, session_id: str, turn: int | None, step: int | None, reason: str) -> None:
         """Log that the host went on without memory (deadline passed, sidecar down)."""
@@ -383,6 +388,7 @@ def _call_assembly(
     token_meter: Any,
     shown: Shown,
     in_history: frozenset[int] = frozenset(),
+    query: str | None = None,
 ) -> AssemblyResult:
     return assemble(
         store,
@@ -394,6 +400,7 @@ def _call_assembly(
         token_meter=token_meter,
         shown=shown,
         in_history=in_history,
+        query=query,
     )
 
 

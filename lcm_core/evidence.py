@@ -20,7 +20,9 @@ turn that is the source of a superseded, retracted or disputed item is not quote
 value is not current, and the notice section shows old and disputed values as such. The
 source of a superseded item is not quoted as the evidence of any item either. A raw
 turn the host still holds in its history (`in_history`, the host's surface) is not
-quoted again: the model can read it, and every copy would stay in the history too.
+quoted again: the model can read it, and every copy would stay in the history too. Nor
+is a raw turn whose words are nearly all in the step's own text (`ECHO_SHARE`): it
+says nothing the step does not, as when the same chatter or question comes back.
 """
 
 from __future__ import annotations
@@ -33,7 +35,14 @@ from lcm_core.capture import is_generated
 from lcm_core.config import Config
 from lcm_core.models import Event, MemoryItem
 from lcm_core.ports import MemoryStore
-from lcm_core.query import QuerySignals, evidence_terms, exact_hits, numbers_in, search_terms
+from lcm_core.query import (
+    QuerySignals,
+    evidence_terms,
+    exact_hits,
+    numbers_in,
+    query_signals,
+    search_terms,
+)
 from lcm_core.retrieval import (
     KIND_WEIGHT,
     Omission,
@@ -57,6 +66,9 @@ REPORTED_TYPES: Final = ("assistant/message", "tool/result")
 RAW_KIND_WEIGHT: Final = KIND_WEIGHT["fact"]
 # Items whose sources must not be quoted as current raw turns.
 HISTORICAL_STATUSES: Final = ("superseded", "retracted", "disputed")
+# A raw turn with at least this share of its terms in the step's own text echoes it.
+ECHO_SHARE: Final = 0.8
+ECHO_MIN_TERMS: Final = 3
 # The type a user-role message's text really is when a tool or the model wrote it.
 _TEXT_TYPE_OF_KIND: Final = {"tool": "tool/result", "model": "assistant/message"}
 
@@ -138,6 +150,14 @@ def _matches(text: str, terms: Sequence[str], signals: QuerySignals) -> bool:
     numbers = set(signals.numbers)
     whole = set(numbers_in(text)) if numbers else set()
     return any(t in whole if t in numbers else t.casefold() in folded for t in terms)
+
+
+def echoes(text: str, signals: QuerySignals) -> bool:
+    """True when nearly every term of `text` is also a term of the step's own text."""
+    terms = set(query_signals(text).tokens)
+    if len(terms) < ECHO_MIN_TERMS or not signals.tokens:
+        return False
+    return len(terms & set(signals.tokens)) >= ECHO_SHARE * len(terms)
 
 
 def _historical_sources(store: MemoryStore, session_id: str) -> dict[int, tuple[str, str]]:
@@ -262,6 +282,8 @@ class _Walk:
             return "still in the host's history; not quoted again"
         if raw and self.current_turn is not None and event.turn == self.current_turn:
             return "a message of the current turn: this step's input, not history"
+        if raw and echoes(event.text, self.signals):
+            return "repeats the step's own words; says nothing new"
         if raw and one.score < self.min_score:
             return f"score {one.score:.3f} is below retrieval.minScore {self.min_score:g}"
         if taken >= self.limit:

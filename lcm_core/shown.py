@@ -128,8 +128,8 @@ _COMPACTION_TYPES: Final = ("compaction/start", "compaction/summary", "compactio
 _LOG_LOOKBACK: Final = 200
 
 
-def logged_items(store: MemoryStore, session_id: str) -> frozenset[str]:
-    """Item ids of the injected blocks the assembly logs record since the latest compaction.
+def logged_shown(store: MemoryStore, session_id: str) -> Shown:
+    """Items and quoted seqs of the blocks the assembly logs record since the compaction.
 
     For a host that does not keep our blocks in a transcript we can read (Claude Code's
     hooks): each log's compaction reason names the latest compaction it had seen, so a
@@ -138,10 +138,25 @@ def logged_items(store: MemoryStore, session_id: str) -> frozenset[str]:
     events = store.list_events(session_id, types=_COMPACTION_TYPES)
     latest = events[-1].seq if events else None
     found: set[str] = set()
+    seqs: set[int] = set()
     for log in store.list_assembly_logs(session_id, limit=_LOG_LOOKBACK):
         seen = next((r.get("lastSeq") for r in log.reasons if r.get("kind") == "compaction"), None)
         if log.injected and seen != latest:
             break  # newest first: everything older predates the latest compaction
         if log.injected:
             found.update(log.item_ids)
-    return frozenset(found)
+            for section in log.sections:
+                if section.get("name") == "evidence":
+                    seqs.update(_ref_seqs(section.get("refs", ())))
+    return Shown(frozenset(found), frozenset(seqs))
+
+
+def _ref_seqs(refs: object) -> list[int]:
+    """The N of each `seq:N` ref in a logged section."""
+    if not isinstance(refs, list | tuple):
+        return []
+    out: list[int] = []
+    for ref in refs:
+        if isinstance(ref, str) and ref.startswith("seq:") and ref[4:].isdigit():
+            out.append(int(ref[4:]))
+    return out
