@@ -56,6 +56,8 @@ RuleProvider = Callable[[MemoryStore, QuerySignals, Config], tuple[Sequence[str]
 # How far back the task-text fallback looks for the newest user message, in seqs.
 _FALLBACK_WINDOWS: Final = (64, 512, 4096)
 _DISPUTED_SHOWN: Final = 6
+# Why a selected item's source is not quoted while the item is in the resident section.
+RESIDENT_SOURCE: Final = "source of a resident item; the item itself is restated"
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,10 +252,11 @@ def collect_candidates(
         candidates.append(Candidate("rules", rule.id, rule_entry(rule, max_chars)))
     focus = signals.exact_signals()
     for ranked in ranking.selected:
-        if ranked.item.id not in resident_ids:
-            candidates.append(
-                Candidate("memory", ranked.item.id, item_entry(ranked.item, max_chars, focus))
-            )
+        # A resident item the share left out may still come in here (`pack` never
+        # keeps one ref twice).
+        candidates.append(
+            Candidate("memory", ranked.item.id, item_entry(ranked.item, max_chars, focus))
+        )
     has_history = newest is not None or state is not None or ranking.candidates > 0
     was_visible = any(
         o.reason.endswith("visible in this step") or o.reason == ALREADY_SHOWN
@@ -264,7 +267,11 @@ def collect_candidates(
     # would say nothing, at every step, and the host keeps every copy in its history.
     if has_history and not signals.empty and not found and asks_about_past(text):
         candidates.append(Candidate("memory", "insufficient-evidence", insufficient_statement()))
+    restated: list[Omission] = []
     for row in evidence.rows:
+        if row.item_ids and set(row.item_ids) <= resident_ids:
+            restated.append(Omission("evidence", row.ref, RESIDENT_SOURCE))
+            continue
         candidates.append(Candidate("evidence", row.ref, evidence_entry(row, max_chars)))
     old_task = state.superseded if state is not None else ()
     current = [*resident, *(r.item for r in ranking.selected if r.item.id not in resident_ids)]
@@ -286,7 +293,8 @@ def collect_candidates(
         *({"kind": "item", **ranked.to_dict()} for ranked in ranking.selected),
         *({"kind": "evidence", **row.to_dict()} for row in evidence.rows),
     ]
-    return candidates, [*ranking.omitted, *evidence.omitted], reasons, has_history
+    omitted = [*ranking.omitted, *evidence.omitted, *restated]
+    return candidates, omitted, reasons, has_history
 
 
 def assemble(

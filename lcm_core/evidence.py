@@ -44,6 +44,7 @@ from lcm_core.query import (
     search_terms,
 )
 from lcm_core.retrieval import (
+    ALREADY_SHOWN,
     KIND_WEIGHT,
     Omission,
     RankedItem,
@@ -370,8 +371,12 @@ def retrieve(
         visible_ids=visible_ids,
         shown_ids=shown.items,
     )
-    if shown.seqs:
-        is_visible = _or_quoted_before(is_visible, shown.seqs)
+    # The sources of matching items an earlier block still lists are as good as quoted.
+    listed = [o.ref for o in ranking.omitted if o.reason == ALREADY_SHOWN]
+    found = (store.get_item(ref) for ref in listed)
+    sources = {seq for item in found if item is not None for seq in source_seqs(item)}
+    if shown.seqs or sources:
+        is_visible = _or_quoted_before(is_visible, shown.seqs | frozenset(sources))
 
     evidence = gather_evidence(
         store,

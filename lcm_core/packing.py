@@ -72,6 +72,7 @@ def pack(
     kept: list[Candidate] = []
     omitted: list[Omission] = []
     reserved_used = 0
+    placed: dict[str, str] = {}  # ref -> the section that holds it
     for section in SECTION_ORDER:
         capped = reserve is not None and section in reserve.sections
         title = SECTION_TITLES[section]
@@ -79,6 +80,10 @@ def pack(
         lines: list[str] = []
         section_tokens = 0
         for candidate in (c for c in candidates if c.section == section):
+            if candidate.ref in placed:
+                reason = f"already in the {placed[candidate.ref]} section of this block"
+                omitted.append(Omission(section, candidate.ref, reason))
+                continue
             need = cost(candidate.text + "\n") + (0 if lines else title_cost)
             if used + need > budget:
                 left = budget - used
@@ -93,6 +98,7 @@ def pack(
             if capped:
                 reserved_used += need
             used += need
+            placed[candidate.ref] = section
             section_tokens += need
             lines.append(candidate.text)
             kept.append(candidate)
