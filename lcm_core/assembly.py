@@ -41,7 +41,6 @@ from lcm_core.resident import resident_items
 from lcm_core.retrieval import (
     ALREADY_SHOWN,
     Omission,
-    Ranking,
     insufficient_statement,
     source_seqs,
 )
