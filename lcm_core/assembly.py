@@ -37,7 +37,7 @@ from lcm_core.render import (
     superseded_entry,
     task_entries,
 )
-from lcm_core.resident import resident_items
+from lcm_core.resident import pending_resident
 from lcm_core.retrieval import (
     ALREADY_SHOWN,
     Omission,
@@ -161,23 +161,6 @@ def _notice_candidates(
     return notices
 
 
-def _pending_resident(
-    store: MemoryStore, session_id: str, status: CompactionStatus, shown: Shown
-) -> list[MemoryItem]:
-    """The resident items to restate: after a compaction, until each is shown again.
-
-    Empty when no compaction was seen, when the policy trusts the host's summary, and
-    once every resident item is listed by a block still in context.
-    """
-    if not status.detected or status.trust_summary:
-        return []
-    return [
-        item
-        for item in resident_items(store, session_id, status.last_seq)
-        if item.id not in shown.items
-    ]
-
-
 def _drop_shown_entries(
     candidates: list[Candidate], shown: Shown
 ) -> tuple[list[Candidate], list[Omission]]:
@@ -240,7 +223,7 @@ def collect_candidates(
     if state is not None:
         for ref, line in task_entries(state, max_chars):
             candidates.append(Candidate("task", ref, line))
-    resident = _pending_resident(store, session_id, status, shown or Shown())
+    resident = pending_resident(store, session_id, status, shown or Shown())
     for item in resident:
         candidates.append(Candidate("resident", item.id, item_entry(item, max_chars)))
     resident_ids = {item.id for item in resident}

@@ -18,9 +18,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from lcm_core.compaction import CompactionStatus
 from lcm_core.models import MemoryItem
 from lcm_core.ports import MemoryStore
 from lcm_core.retrieval import newest_source_seq, source_seqs
+from lcm_core.shown import Shown
 
 # Kinds that hold what the user set down, in the order the resident set shows them.
 RESIDENT_KINDS: Final = ("constraint", "decision", "fact", "preference")
@@ -79,3 +81,20 @@ def _older_source(seqs: Sequence[int], item: MemoryItem, before: int) -> bool:
     if seqs:
         return seqs[0] < before
     return item.derived_from_seq is not None and item.derived_from_seq < before
+
+
+def pending_resident(
+    store: MemoryStore, session_id: str, status: CompactionStatus, shown: Shown
+) -> list[MemoryItem]:
+    """The resident items to restate: after a compaction, until each is shown again.
+
+    Empty when no compaction was seen, when the policy trusts the host's summary, and
+    once every resident item is listed by a block still in context.
+    """
+    if not status.detected or status.trust_summary:
+        return []
+    return [
+        item
+        for item in resident_items(store, session_id, status.last_seq)
+        if item.id not in shown.items
+    ]
