@@ -370,6 +370,8 @@ def _assemble(
     if not content:
         if bool(config.get("assembly.skipWhenEmpty")):
             why = "empty session" if not has_history else "nothing relevant to inject"
+            if repeated:
+                why = f"nothing new since the blocks in context ({len(repeated)} already shown)"
             return _result(
                 base, trigger, token_source, status, newest, omitted, reasons, errors, why
             )

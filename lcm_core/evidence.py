@@ -35,16 +35,8 @@ from lcm_core.capture import is_generated
 from lcm_core.config import Config
 from lcm_core.models import Event, MemoryItem
 from lcm_core.ports import MemoryStore
-from lcm_core.query import (
-    QuerySignals,
-    evidence_terms,
-    exact_hits,
-    numbers_in,
-    query_signals,
-    search_terms,
-)
+from lcm_core.query import QuerySignals, evidence_terms, exact_hits, numbers_in, search_terms
 from lcm_core.retrieval import (
-    ALREADY_SHOWN,
     KIND_WEIGHT,
     Omission,
     RankedItem,
@@ -57,7 +49,7 @@ from lcm_core.retrieval import (
     verbatim_text,
 )
 from lcm_core.shown import Shown
-from lcm_core.text import relevance
+from lcm_core.text import MAX_QUERY_TOKENS, normalize_text, relevance, tokenize
 
 # Event types whose rows are searched for exact matches besides the quotable ones, so
 # that explain can say why a matching tool result was not quoted. Chunks are left out:
@@ -155,7 +147,7 @@ def _matches(text: str, terms: Sequence[str], signals: QuerySignals) -> bool:
 
 def echoes(text: str, signals: QuerySignals) -> bool:
     """True when nearly every term of `text` is also a term of the step's own text."""
-    terms = set(query_signals(text).tokens)
+    terms = set(tokenize(normalize_text(text), MAX_QUERY_TOKENS))
     if len(terms) < ECHO_MIN_TERMS or not signals.tokens:
         return False
     return len(terms & set(signals.tokens)) >= ECHO_SHARE * len(terms)
@@ -283,10 +275,10 @@ class _Walk:
             return "still in the host's history; not quoted again"
         if raw and self.current_turn is not None and event.turn == self.current_turn:
             return "a message of the current turn: this step's input, not history"
-        if raw and echoes(event.text, self.signals):
-            return "repeats the step's own words; says nothing new"
         if raw and one.score < self.min_score:
             return f"score {one.score:.3f} is below retrieval.minScore {self.min_score:g}"
+        if raw and taken < self.limit and echoes(event.text, self.signals):
+            return "repeats the step's own words; says nothing new"
         if taken >= self.limit:
             return f"beyond retrieval.evidenceLimit {self.limit}"
         return None
@@ -372,9 +364,7 @@ def retrieve(
         shown_ids=shown.items,
     )
     # The sources of matching items an earlier block still lists are as good as quoted.
-    listed = [o.ref for o in ranking.omitted if o.reason == ALREADY_SHOWN]
-    found = (store.get_item(ref) for ref in listed)
-    sources = {seq for item in found if item is not None for seq in source_seqs(item)}
+    sources = {seq for item in ranking.listed for seq in source_seqs(item)}
     if shown.seqs or sources:
         is_visible = _or_quoted_before(is_visible, shown.seqs | frozenset(sources))
 

@@ -91,6 +91,8 @@ class Ranking:
     selected: tuple[RankedItem, ...] = ()
     omitted: tuple[Omission, ...] = ()
     candidates: int = 0
+    # Matching items left out because an earlier block still in context lists them.
+    listed: tuple[MemoryItem, ...] = ()
 
 
 def source_seqs(item: MemoryItem) -> tuple[int, ...]:
@@ -192,6 +194,7 @@ def rank_items(
     limit = min(int(config.get("retrieval.limit")), HARD_LIMIT)
     selected: list[RankedItem] = []
     omitted: list[Omission] = []
+    listed: list[MemoryItem] = []
     on_screen: frozenset[str] = frozenset()
     checked = 0  # candidates whose visibility is known: asked for a chunk at a time
     for index, ranked in enumerate(scored):
@@ -208,11 +211,12 @@ def rank_items(
             omitted.append(Omission("memory", ref, reason))
         elif ref in shown_ids:
             omitted.append(Omission("memory", ref, ALREADY_SHOWN))
+            listed.append(ranked.item)
         elif len(selected) >= limit:
             omitted.append(Omission("memory", ref, f"beyond retrieval.limit {limit}"))
         else:
             selected.append(ranked)
-    return Ranking(tuple(selected), tuple(omitted), len(scored))
+    return Ranking(tuple(selected), tuple(omitted), len(scored), tuple(listed))
 
 
 def expand(
