@@ -8,9 +8,11 @@
 // - The host never waits on capture: session events are notifications, written in order.
 // - The sidecar starts when the plugin loads, off the first turn's path. Pre-step and
 //   pre-tool wait at most `deadlineMs`; after that the step goes on without memory and
-//   the reason is recorded (here, and in the sidecar's assembly log). While the sidecar
-//   is still starting, the first turn of a new session (which has no memory yet) waits
-//   at most `startWaitMs`.
+//   the reason is recorded (here, and in the sidecar's assembly log). The first turn of
+//   a new session has no memory yet: by default (`startWaitMs: 0`) it does not wait for
+//   the sidecar at all, since any await there lets the host's own start-up work run
+//   inside the step; with `startWaitMs > 0` it waits that long for a starting sidecar
+//   (worth it only for skills' resident lines on turn 1).
 // - A dead sidecar is restarted at most once per turn, then the session's events are
 //   replayed to it (capture is idempotent), so memory comes back complete.
 // - Nothing here throws into the host; the sidecar is killed when the plugin unloads.
@@ -25,7 +27,7 @@ const DEFAULT_DEADLINE_MS = 1500
 const MIN_DEADLINE_MS = 50
 const MAX_DEADLINE_MS = 60000
 const DEFAULT_COMMAND_TIMEOUT_MS = 15000
-const DEFAULT_START_WAIT_MS = 200
+const DEFAULT_START_WAIT_MS = 0
 const STDERR_TAIL = 40
 const MAX_PENDING_SKIPS = 100
 
@@ -382,9 +384,16 @@ export function apply(ctx, config = {}) {
         recordSkip(sessionId, turn, step, `sidecar not running (${sidecar.lastExit ?? 'no process'})`)
         return decision
       }
-      if (!sidecar.ready && freshFirstTurn(agent, turn) && !(await sidecar.whenReady(startWaitMs))) {
-        recordSkip(sessionId, turn, step, `sidecar still starting after ${startWaitMs} ms (turn 1 of a new session)`)
-        return decision
+      if (freshFirstTurn(agent, turn)) {
+        if (startWaitMs === 0) {
+          // Not a failure: logged for `explain`, not counted as a step without memory.
+          sidecar.notify('skip', { sessionId, turn, step, reason: 'turn 1 of a new session: no memory yet (startWaitMs 0)' })
+          return decision
+        }
+        if (!sidecar.ready && !(await sidecar.whenReady(startWaitMs))) {
+          recordSkip(sessionId, turn, step, `sidecar still starting after ${startWaitMs} ms (turn 1 of a new session)`)
+          return decision
+        }
       }
       const answer = await sidecar.request(
         'preStep',

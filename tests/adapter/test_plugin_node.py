@@ -164,16 +164,17 @@ def test_dead_sidecar_restarts_at_most_once_per_turn(tmp_path: Path) -> None:
     log = tmp_path / "received.jsonl"
     script = [
         *events_ops()[:4],
-        {"op": "pre-step", "turn": 1, "step": 1, "messages": ASK},
-        {"op": "pre-step", "turn": 1, "step": 2},
-        {"op": "pre-step", "turn": 1, "step": 3},
+        # Turns 2 and 3: turn 1 of a new session does not ask the sidecar at all.
         {"op": "pre-step", "turn": 2, "step": 1, "messages": ASK},
+        {"op": "pre-step", "turn": 2, "step": 2},
+        {"op": "pre-step", "turn": 2, "step": 3},
+        {"op": "pre-step", "turn": 3, "step": 1, "messages": ASK},
         {"op": "command", "input": "status"},
     ]
     results = run(fake("die", log), script, tmp_path)
     assert all(r["result"]["kind"] == "enter" for r in results if r["op"] == "pre-step")
     spawns = (Path(str(log) + ".pids")).read_text().split()
-    # The first start, one restart in turn 1 (not two), one in turn 2, one for the command.
+    # The first start, one restart in turn 2 (not two), one in turn 3, one for the command.
     assert len(spawns) == 4
     got = received(log)
     replays = [m for m in got if m["method"] == "events"]
@@ -240,3 +241,20 @@ def test_pre_step_sends_the_hosts_surface(tmp_path: Path) -> None:
     run(fake("ok", log), script, tmp_path)
     [params] = [m["params"] for m in received(log) if m["method"] == "preStep"]
     assert params["surfaceSeqs"] == [4, 80, 59, 61]
+
+
+def test_by_default_a_new_sessions_first_turn_does_not_ask_the_sidecar(tmp_path: Path) -> None:
+    """`startWaitMs` 0: turn 1 of a new session goes on at once; later turns ask as usual."""
+    log = tmp_path / "received.jsonl"
+    script = [
+        {"op": "pre-step", "turn": 1, "step": 1, "messages": ASK},
+        {"op": "pre-step", "turn": 2, "step": 1, "messages": ASK},
+        {"op": "command", "input": "status"},
+    ]
+    first, _, command = run(fake("ok", log), script, tmp_path)
+    assert first["result"] == {"kind": "enter", "messages": ASK}
+    assert "steps without memory" not in command["result"]["text"]
+    got = received(log)
+    assert [m["params"]["turn"] for m in got if m["method"] == "preStep"] == [2]
+    [skip] = [m["params"] for m in got if m["method"] == "skip"]
+    assert skip["turn"] == 1 and "turn 1 of a new session" in skip["reason"]
