@@ -26,7 +26,7 @@ from lcm_core.models import MemoryItem, Rule
 from lcm_core.packing import Candidate, Reserve, TokenMeter, choose_meter, pack
 from lcm_core.ports import MemoryStore
 from lcm_core.query import QuerySignals, query_signals, search_terms
-from lcm_core.recall import asks_about_past
+from lcm_core.recall import asks_about_past, mentions, replaced_values
 from lcm_core.render import (
     disputed_entry,
     disputed_summary,
@@ -223,7 +223,23 @@ def collect_candidates(
     if state is not None:
         for ref, line in task_entries(state, max_chars):
             candidates.append(Candidate("task", ref, line))
-    resident = pending_resident(store, session_id, status, shown or Shown())
+    # Numbers this very step says are replaced: its message may not be stored (nor the
+    # old item superseded) before the host's pre-step, so they are held back here.
+    replaced = replaced_values(text)
+    corrected: list[Omission] = []
+
+    def current_text(section: str, ref: str, content: str) -> bool:
+        value = mentions(content, replaced) if replaced else None
+        if value is not None:
+            reason = f"holds {value}, which this step's own message replaces"
+            corrected.append(Omission(section, ref, reason))
+        return value is None
+
+    resident = [
+        item
+        for item in pending_resident(store, session_id, status, shown or Shown())
+        if current_text("resident", item.id, item.content)
+    ]
     for item in resident:
         candidates.append(Candidate("resident", item.id, item_entry(item, max_chars)))
     resident_ids = {item.id for item in resident}
@@ -236,9 +252,10 @@ def collect_candidates(
     for ranked in ranking.selected:
         # A resident item the share left out may still come in here (`pack` never
         # keeps one ref twice).
-        candidates.append(
-            Candidate("memory", ranked.item.id, item_entry(ranked.item, max_chars, focus))
-        )
+        if current_text("memory", ranked.item.id, ranked.item.content):
+            candidates.append(
+                Candidate("memory", ranked.item.id, item_entry(ranked.item, max_chars, focus))
+            )
     has_history = newest is not None or state is not None or ranking.candidates > 0
     was_visible = any(
         o.reason.endswith("visible in this step") or o.reason == ALREADY_SHOWN
@@ -254,7 +271,8 @@ def collect_candidates(
         if row.item_ids and set(row.item_ids) <= resident_ids:
             restated.append(Omission("evidence", row.ref, RESIDENT_SOURCE))
             continue
-        candidates.append(Candidate("evidence", row.ref, evidence_entry(row, max_chars)))
+        if current_text("evidence", row.ref, row.text):
+            candidates.append(Candidate("evidence", row.ref, evidence_entry(row, max_chars)))
     old_task = state.superseded if state is not None else ()
     current = [*resident, *(r.item for r in ranking.selected if r.item.id not in resident_ids)]
     candidates.extend(
@@ -275,7 +293,7 @@ def collect_candidates(
         *({"kind": "item", **ranked.to_dict()} for ranked in ranking.selected),
         *({"kind": "evidence", **row.to_dict()} for row in evidence.rows),
     ]
-    omitted = [*ranking.omitted, *evidence.omitted, *restated]
+    omitted = [*ranking.omitted, *evidence.omitted, *restated, *corrected]
     return candidates, omitted, reasons, has_history
 
 

@@ -13,6 +13,10 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from lcm_core.extraction_correct import correction_cue
+from lcm_core.extraction_text import sentences
+from lcm_core.query import numbers_in
+
 # Asking for what memory should hold, question or not.
 _RECALL_RE: Final = re.compile(
     r"\b(?:remind me|do you remember|you remember|recall|what we (?:said|decided|agreed|set)"
@@ -43,3 +47,25 @@ def asks_about_past(text: str) -> bool:
     if _RECALL_RE.search(text):
         return True
     return bool(_QUESTION_RE.search(text)) and bool(_PAST_RE.search(text))
+
+
+def replaced_values(text: str) -> tuple[str, ...]:
+    """Numbers the step's own text says are replaced: "6432" in "5433, not 6432".
+
+    The host may append the user's message to its log only after the step's pre-step
+    ran, so extraction has not yet superseded the old item; the block must still not
+    show the value the user is correcting as current. Only numbers count: a replaced
+    word ("instead of Redis") may be named by other, still valid items.
+    """
+    found: list[str] = []
+    for sentence in sentences(text or ""):
+        cue = correction_cue(sentence)
+        for value in cue.replaced if cue is not None else ():
+            found.extend(n for n in numbers_in(value) if n not in found)
+    return tuple(found)
+
+
+def mentions(text: str, numbers: tuple[str, ...]) -> str | None:
+    """The first of `numbers` that `text` holds as a whole number ("6432", not "64320")."""
+    held = set(numbers_in(text))
+    return next((n for n in numbers if n in held), None)

@@ -221,3 +221,17 @@ def test_a_raw_turn_that_echoes_the_step_is_not_quoted(script: Any) -> None:
     assert {o.ref: o.reason for o in found.omitted}["seq:1"] == (
         "repeats the step's own words; says nothing new"
     )
+
+
+def test_the_steps_own_correction_holds_the_old_number_back(script: Any) -> None:
+    """The correction is not stored yet when the host runs pre-step: 6432 is not current."""
+    script.user(1, "Decision: the staging database port is 6432.", turn=1)
+    old = script.item("Decision: the staging database port is 6432", [1], kind="decision")
+    step = say("Actually, the staging database port is 5433, not 6432.")
+    result = assemble(script.store, S, step, turn=2)
+    assert "port is 6432" not in result.text
+    reasons = {o.ref: o.reason for o in result.omitted}
+    assert reasons[old.id] == "holds 6432, which this step's own message replaces"
+    assert reasons["seq:1"] == "holds 6432, which this step's own message replaces"
+    # A step that corrects nothing still finds the decision.
+    assert old.id in assemble(script.store, S, say("which staging database port?"), turn=2).item_ids
