@@ -107,6 +107,11 @@ def test_what_the_user_set_survives_every_compaction_and_blocks_stay_lean(
     for body in model.bodies:
         earlier: set[str] = set()
         for block in memory_blocks(body):
+            # Before any compaction too: no block of ours calls the old port current,
+            # not even at the correction's own turn.
+            for line in block.splitlines():
+                if "6432" in line and "旧值" not in line:
+                    assert re.sub(r"not 6432", "", line).count("6432") == 0, line
             entries = set(block_entries(block))
             assert entries - earlier, "a block repeats only what an earlier block shows"
             earlier |= entries
