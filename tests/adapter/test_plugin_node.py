@@ -6,6 +6,7 @@ Skipped when `node` is not installed; the e2e tests run the same file inside DSH
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -258,3 +259,13 @@ def test_by_default_a_new_sessions_first_turn_does_not_ask_the_sidecar(tmp_path:
     assert [m["params"]["turn"] for m in got if m["method"] == "preStep"] == [2]
     [skip] = [m["params"] for m in got if m["method"] == "skip"]
     assert skip["turn"] == 1 and "turn 1 of a new session" in skip["reason"]
+
+
+def test_niceness_lowers_the_sidecars_priority(tmp_path: Path) -> None:
+    """`niceness` is applied to the spawned sidecar; by default it runs like the host."""
+    script = [{"op": "command", "input": "status"}]
+    [plain] = run(fake("ok", tmp_path / "a.jsonl"), script, tmp_path)
+    [niced] = run({**fake("ok", tmp_path / "b.jsonl"), "niceness": 7}, script, tmp_path)
+    base = os.nice(0)  # the sidecar inherits ours; `niceness` sets an absolute value
+    assert f"nice={base}" in plain["result"]["text"]
+    assert f"nice={max(base, 7)}" in niced["result"]["text"]

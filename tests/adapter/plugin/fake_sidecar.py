@@ -25,7 +25,7 @@ for line in sys.stdin:
         sys.exit(3)
     result: dict = {}
     if method == "command":
-        result = {"ok": True, "text": "fake status"}
+        result = {"ok": True, "text": f"fake status nice={os.nice(0)}"}
     if method == "preTool":
         result = (
             {"kind": "deny", "reason": "必须先读取文件"} if mode == "deny" else {"kind": "allow"}
