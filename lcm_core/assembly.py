@@ -26,7 +26,7 @@ from lcm_core.models import MemoryItem, Rule
 from lcm_core.packing import Candidate, Reserve, TokenMeter, choose_meter, pack
 from lcm_core.ports import MemoryStore
 from lcm_core.query import QuerySignals, query_signals, search_terms
-from lcm_core.recall import asks_about_past, mentions, replaced_values
+from lcm_core.recall import HeldBack, asks_about_past, replaced_values
 from lcm_core.render import (
     disputed_entry,
     disputed_summary,
@@ -225,16 +225,7 @@ def collect_candidates(
             candidates.append(Candidate("task", ref, line))
     # Numbers this very step says are replaced: its message may not be stored (nor the
     # old item superseded) before the host's pre-step, so they are held back here.
-    replaced = replaced_values(text)
-    corrected: list[Omission] = []
-
-    def current_text(section: str, ref: str, content: str) -> bool:
-        value = mentions(content, replaced) if replaced else None
-        if value is not None:
-            reason = f"holds {value}, which this step's own message replaces"
-            corrected.append(Omission(section, ref, reason))
-        return value is None
-
+    current_text = HeldBack(replaced_values(text))
     resident = [
         item
         for item in pending_resident(store, session_id, status, shown or Shown())
@@ -293,7 +284,7 @@ def collect_candidates(
         *({"kind": "item", **ranked.to_dict()} for ranked in ranking.selected),
         *({"kind": "evidence", **row.to_dict()} for row in evidence.rows),
     ]
-    omitted = [*ranking.omitted, *evidence.omitted, *restated, *corrected]
+    omitted = [*ranking.omitted, *evidence.omitted, *restated, *current_text.omitted]
     return candidates, omitted, reasons, has_history
 
 

@@ -11,11 +11,13 @@ time", "之前", "说过", "定的"). Chinese and English alike; no model.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import Final
 
 from lcm_core.extraction_correct import correction_cue
 from lcm_core.extraction_text import sentences
 from lcm_core.query import numbers_in
+from lcm_core.retrieval import Omission
 
 # Asking for what memory should hold, question or not.
 _RECALL_RE: Final = re.compile(
@@ -69,3 +71,19 @@ def mentions(text: str, numbers: tuple[str, ...]) -> str | None:
     """The first of `numbers` that `text` holds as a whole number ("6432", not "64320")."""
     held = set(numbers_in(text))
     return next((n for n in numbers if n in held), None)
+
+
+@dataclass(slots=True)
+class HeldBack:
+    """Keeps entries whose content holds a replaced number out, with the reason why."""
+
+    replaced: tuple[str, ...]
+    omitted: list[Omission] = field(default_factory=list)
+
+    def __call__(self, section: str, ref: str, content: str) -> bool:
+        """True when the entry may be shown; otherwise its omission is recorded."""
+        value = mentions(content, self.replaced) if self.replaced else None
+        if value is not None:
+            reason = f"holds {value}, which this step's own message replaces"
+            self.omitted.append(Omission(section, ref, reason))
+        return value is None
