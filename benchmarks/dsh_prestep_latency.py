@@ -8,10 +8,18 @@ conditions, chatter), then both get the same 50 questions, alternating turn by t
 machine noise lands on both. The table shows median and p95 per step with memory on,
 off, and the difference; the target is under 15 ms added at p95.
 
+Turn 1 is measured apart (`--starts` fresh runtime pairs, alternating): the first
+turn of a new session right after the runtime starts, while the sidecar may still be
+starting; target under 300 ms added at p95. The compaction part (`--compaction-turns`)
+runs the same 50-turn session on both runtimes with DSH's compaction thresholds
+lowered: four turns that set a budget, a latency limit and a corrected port, then
+filler. It prints the request body size per turn with and without memory, the memory
+text each request carries, and how often each runtime compacted.
+
 Needs the `e2e` extra (deepseek-harness-sdk and deepseek-harness-runtime-bin).
 
     python benchmarks/dsh_prestep_latency.py
-    python benchmarks/dsh_prestep_latency.py --events 1000 --turns 50
+    python benchmarks/dsh_prestep_latency.py --events 1000 --turns 50 --starts 10
 """
 
 from __future__ import annotations
@@ -36,6 +44,23 @@ from fake_model import FakeModel  # noqa: E402
 from lcm_adapter.dsh import plugin_path  # noqa: E402
 from lcm_adapter.dsh.patch import PluginRow, render_block  # noqa: E402
 from lcm_adapter.runtime import MemoryRuntime  # noqa: E402
+
+# DSH's compaction thresholds lowered (fractions of the model's 1M window), as in e2e.
+COMPACTION_ROWS = """\
+- id: compaction-basic
+  config:
+    thresholdRatio: 0.003
+    retainRatio: 0.0008
+"""
+SETUP = (
+    "这个项目的预算不超过3000元（含税）。",
+    "The p95 latency of /invoices must stay under 180 ms when the cache is warm.",
+    "Decision: the staging database port is 6432.",
+    "Actually, the staging database port is 5433, not 6432.",
+)
+FILLER = "继续闲聊，" + "一些无关的填充文字。" * 30
+MEMORY_HEADER = "[长对话记忆 · long-conversation-memory"
+FIRST_TEXT = "你好，我们今天开始一个新项目。"
 
 TOPICS = ["数据库迁移", "staging 部署", "季度预算", "酒店预订", "API 限流", "备份策略", "发布窗口"]
 CITIES = ["上海", "Lisbon", "北京", "Berlin", "深圳"]
@@ -75,6 +100,7 @@ class Runtime:
 
     root: Path
     memory: bool
+    extra_rows: str = ""
     harness: Any = None
     session: Any = None
 
@@ -98,7 +124,7 @@ class Runtime:
             rows += render_block(
                 PluginRow(plugin_path(), sys.executable, str(self.root / "m.sqlite"))
             )
-        (self.root / "patch.yml").write_text(rows, encoding="utf-8")
+        (self.root / "patch.yml").write_text(rows + self.extra_rows, encoding="utf-8")
         self.harness = DeepSeekHarness(
             dsh_home=str(self.root / "dsh"),
             cwd=str(self.root / "work"),
@@ -143,6 +169,10 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=1000, help="session size before measuring")
     parser.add_argument("--turns", type=int, default=50, help="measured turns")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--starts", type=int, default=10, help="fresh runtime pairs for turn 1")
+    parser.add_argument(
+        "--compaction-turns", type=int, default=50, help="turns of the compaction session"
+    )
     parser.add_argument("--keep", type=Path, default=None, help="work in this folder and keep it")
     args = parser.parse_args()
     rng = random.Random(args.seed)
@@ -187,6 +217,88 @@ def main() -> None:
         f"request body, median bytes over the measured turns: memory off {sizes['off']:,.0f}, "
         f"on {sizes['on']:,.0f} (each step's block stays in the history)"
     )
+    first_turn(args.starts, cache)
+    compaction_session(args.compaction_turns, cache)
+
+
+def first_turn(starts: int, cache: Path) -> None:
+    """Turn 1 of a new session right after the runtime starts, memory off and on."""
+    model = FakeModel().start()
+    walls: dict[str, list[float]] = {"off": [], "on": []}
+    chains: dict[str, list[float]] = {"off": [], "on": []}
+    try:
+        with tempfile.TemporaryDirectory(prefix="lcm-dsh-turn1-") as tmp:
+            for index in range(starts):
+                for name in ("off", "on") if index % 2 == 0 else ("on", "off"):
+                    runtime = Runtime(Path(tmp) / f"{name}{index}", memory=name == "on")
+                    runtime.start(model, cache)
+                    try:
+                        walls[name].append(runtime.run(FIRST_TEXT)[1] * 1000)
+                        chains[name].append(runtime.step_ms(1)[0])
+                    finally:
+                        runtime.close()
+    finally:
+        model.stop()
+    print(f"\nturn 1 of a new session, {starts} fresh runtimes each (ms)")
+    print(f"{'':<26}{'median':>10}{'p95':>10}")
+    for label, values in (("pre-step chain", chains), ("whole turn", walls)):
+        for name in ("off", "on"):
+            v = values[name]
+            print(f"{label + ', memory ' + name:<26}{statistics.median(v):>10.1f}{p95(v):>10.1f}")
+        added = p95(values["on"]) - p95(values["off"])
+        median = statistics.median(values["on"]) - statistics.median(values["off"])
+        print(f"{label + ', added':<26}{median:>10.1f}{added:>10.1f}   (target p95 <= 300 ms)")
+
+
+def compaction_session(turns: int, cache: Path) -> None:
+    """The same session with lowered compaction thresholds, memory off and on."""
+    model = FakeModel().start()
+    compactions = {"off": 0, "on": 0}
+    try:
+        with tempfile.TemporaryDirectory(prefix="lcm-dsh-compact-") as tmp:
+            runtimes = {
+                name: Runtime(Path(tmp) / name, name == "on", COMPACTION_ROWS).start(model, cache)
+                for name in ("off", "on")
+            }
+            try:
+                rows = []
+                for turn in range(1, turns + 1):
+                    text = SETUP[turn - 1] if turn <= len(SETUP) else FILLER
+                    row = [turn]
+                    for name in ("off", "on"):
+                        before = len(model.bodies)
+                        events = runtimes[name].session.run(text).events
+                        compactions[name] += sum(
+                            1 for e in events if e.get("type") == "compaction/summary"
+                        )
+                        body = model.bodies[-1] if len(model.bodies) > before else {}
+                        row.append(len(json.dumps(body, ensure_ascii=False).encode()))
+                        if name == "on":
+                            row.append(memory_chars(body))
+                    rows.append(row)
+            finally:
+                for runtime in runtimes.values():
+                    runtime.close()
+    finally:
+        model.stop()
+    print(f"\ncompaction session, {turns} turns (4 that set values, then filler)")
+    print(f"{'turn':>5}{'body off':>12}{'body on':>12}{'memory chars':>14}")
+    for turn, off, on, chars in rows:
+        if turn <= 6 or turn % 5 == 0:
+            print(f"{turn:>5}{off:>12,}{on:>12,}{chars:>14,}")
+    print(f"compactions: memory off {compactions['off']}, on {compactions['on']}")
+
+
+def memory_chars(body: dict[str, Any]) -> int:
+    """Characters of our memory blocks in one request body (all of them DSH re-sends)."""
+    total = 0
+    for message in body.get("messages", []):
+        content = message.get("content")
+        for block in content if isinstance(content, list) else []:
+            text = block.get("text", "") if isinstance(block, dict) else ""
+            if text.startswith(MEMORY_HEADER):
+                total += len(text)
+    return total
 
 
 def request_sizes(model: FakeModel, names: dict[str, str], turns: int) -> dict[str, float]:

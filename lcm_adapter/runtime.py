@@ -27,7 +27,7 @@ from lcm_core.assembly.step import StepMessage
 from lcm_core.capture.events import CaptureReport
 from lcm_core.config import Config, load_config
 from lcm_core.extraction.run import run_extraction
-from lcm_core.retrieval.shown import Shown, ShownItems
+from lcm_core.retrieval.shown import Shown, ShownItems, logged_shown
 from lcm_core.skills.ingest import ingest_skills
 from lcm_core.store.models import AssemblyLog
 from lcm_core.store.ports import MemoryStore
@@ -85,6 +85,8 @@ class MemoryRuntime:
     closed: bool = False
     # What our earlier blocks still in the host's history show, read incrementally.
     shown: ShownItems = field(default_factory=ShownItems)
+    # Count the items of injected blocks in the assembly logs as shown too (hooks).
+    shown_from_logs: bool = False
 
     @classmethod
     def open(
@@ -155,8 +157,15 @@ class MemoryRuntime:
         token_meter: Any = None,
         *,
         visible_seqs: Sequence[int] | None = None,
+        surface_seqs: Sequence[int] | None = None,
+        query: str | None = None,
     ) -> dict[str, Any] | None:
-        """The memory message to append to this step, or None; the attempt is logged."""
+        """The memory message to append to this step, or None; the attempt is logged.
+
+        `surface_seqs` are the events the host still holds in its history: raw turns
+        among them are not quoted again. `query` replaces the step's task text ("" for
+        none: only the task state, the resident set and notices).
+        """
         self.stats.pre_steps += 1
         try:
             step_messages = hostmsg.step_messages(self.store, session_id, messages, visible_seqs)
@@ -168,7 +177,9 @@ class MemoryRuntime:
                 step,
                 self.config,
                 token_meter,
-                self.shown.read(self.store, session_id),
+                self._shown(session_id),
+                _int_set(surface_seqs),
+                query,
             )
             result = _unless_shown_this_turn(self.store, result)
             result = _call_log_assembly(self.store, result, self.config)
@@ -199,6 +210,20 @@ class MemoryRuntime:
         }
         self.stats.injected += 1
         return message
+
+    def _shown(self, session_id: str) -> Shown:
+        """What earlier blocks still in context show; with `shown_from_logs`, also the logs.
+
+        A host that does not record our blocks in its transcript (Claude Code's hooks)
+        leaves only the assembly logs to say what was injected since the compaction.
+        """
+        shown = self.shown.read(self.store, session_id)
+        if not self.shown_from_logs:
+            return shown
+        logged = logged_shown(self.store, session_id)
+        return dataclasses.replace(
+            shown, items=shown.items | logged.items, seqs=shown.seqs | logged.seqs
+        )
 
     def record_skip(self, session_id: str, turn: int | None, step: int | None, reason: str) -> None:
         """Log that the host went on without memory (deadline passed, sidecar down)."""
@@ -313,6 +338,13 @@ def _unless_shown_this_turn(store: MemoryStore, result: AssemblyResult) -> Assem
     return result
 
 
+def _int_set(values: Sequence[Any] | None) -> frozenset[int]:
+    """The integers of a host-sent list (anything else is ignored)."""
+    if not values:
+        return frozenset()
+    return frozenset(v for v in values if isinstance(v, int) and not isinstance(v, bool))
+
+
 def _section_ref(section: Mapping[str, Any]) -> dict[str, Any]:
     """A section of the block as the host records it: its name, title and sources."""
     return {
@@ -356,6 +388,8 @@ def _call_assembly(
     config: Config,
     token_meter: Any,
     shown: Shown,
+    in_history: frozenset[int] = frozenset(),
+    query: str | None = None,
 ) -> AssemblyResult:
     return assemble(
         store,
@@ -366,6 +400,8 @@ def _call_assembly(
         step=step,
         token_meter=token_meter,
         shown=shown,
+        in_history=in_history,
+        query=query,
     )
 
 

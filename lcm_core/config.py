@@ -50,6 +50,7 @@ DEFAULTS: Final[dict[str, Any]] = {
         "evidenceTypes": ["user/message"],
         "maxEvidenceChars": 600,
         "language": "auto",
+        "residentShare": 0.5,
     },
     "diagnostics": {"assemblyLogRetention": 200},
     "compatibility": {"compactionPolicy": "auto", "reinjectAfterCompaction": True},
@@ -88,6 +89,7 @@ LIMITS: Final[dict[str, Limit]] = {
     "assembly.evidenceTypes": Limit(list),
     "assembly.maxEvidenceChars": Limit(int, 40, 100_000),
     "assembly.language": Limit(str, choices=("auto", "zh", "en")),
+    "assembly.residentShare": Limit((int, float), 0.0, 1.0),
     "diagnostics.assemblyLogRetention": Limit(int, 1, 100_000),
     "compatibility.compactionPolicy": Limit(
         str, choices=("auto", "compaction-basic", "billion-context", "none")
@@ -181,6 +183,7 @@ class AssemblySettings(_Section):
     evidence_types: tuple[Any, ...]
     max_evidence_chars: int
     language: str
+    resident_share: float
 
 
 @dataclass(frozen=True, slots=True)

@@ -119,6 +119,9 @@ def handle(event: str, payload: Mapping[str, Any], db_url: str, config: Config) 
 
 def _answer(runtime: Any, event: str, payload: Mapping[str, Any], outcome: HookOutcome) -> None:
     session_id = str(payload["session_id"])
+    # Our additionalContext is not in the transcript as our own block, so what was
+    # injected since the last compaction is read from the assembly logs.
+    runtime.shown_from_logs = True
     cwd = payload.get("cwd")
     if isinstance(cwd, str) and cwd:
         runtime.cwd = cwd  # preconditions and validation resolve paths against it
@@ -148,7 +151,10 @@ def _answer(runtime: Any, event: str, payload: Mapping[str, Any], outcome: HookO
         if text:
             outcome.reply = context_reply(EVENTS[event], text)
     elif event == "session-start" and payload.get("source") in REINJECT_SOURCES:
-        text = _block_text(runtime.pre_step(session_id, [], None, None))
+        # After a compaction there is no prompt yet: the block is the task state and the
+        # resident set, not turns picked by the last message's words.
+        query = "" if payload.get("source") == "compact" else None
+        text = _block_text(runtime.pre_step(session_id, [], None, None, query=query))
         if text:
             outcome.reply = context_reply(EVENTS[event], text)
     elif event == "pre-tool-use":

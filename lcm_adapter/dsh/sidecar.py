@@ -8,7 +8,7 @@ runs; events that are already waiting together are captured in one transaction.
 
 Methods:
   initialize {settings?, cwd?}                -> {name, version, db, schema, pid, warnings}
-  preStep {sessionId, messages, turn, step, visibleSeqs?} -> {message | null}
+  preStep {sessionId, messages, turn, step, visibleSeqs?, surfaceSeqs?} -> {message | null}
   preTool {sessionId, tool, args, cwd?}       -> {kind: allow} | {kind: deny, reason}
   command {sessionId, input | argv}           -> {ok, text}
   ping                                        -> {ok, stats}
@@ -185,15 +185,20 @@ class Sidecar:
         session_id = _text(params, "sessionId")
         messages = params.get("messages") or []
         visible = params.get("visibleSeqs")
+        surface = params.get("surfaceSeqs")
         if not isinstance(messages, list):
             raise ParamsError("messages must be a list")
         if visible is not None and not isinstance(visible, list):
             raise ParamsError("visibleSeqs must be a list of integers")
+        if surface is not None and not isinstance(surface, list):
+            raise ParamsError("surfaceSeqs must be a list of integers")
         turn, step = _opt_int(params, "turn"), _opt_int(params, "step")
         runtime = self.runtime()
         if runtime is None:
             return {"message": None, "reason": f"database unavailable: {self._open_error}"}
-        message = runtime.pre_step(session_id, messages, turn, step, visible_seqs=visible)
+        message = runtime.pre_step(
+            session_id, messages, turn, step, visible_seqs=visible, surface_seqs=surface
+        )
         return {"message": message}
 
     def pre_tool(self, params: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,8 +1,12 @@
 """Build the one memory message of a step under a token budget, in fixed section order.
 
-Sections go task, rules-core, rules, memory, evidence, notice. Each candidate entry
-costs its tokens (the estimate, or the host's exact meter); whatever does not fit the
-budget `max(minBudgetTokens, softBudgetTokens)` is left out with a reason. The output
+Sections go task, resident, rules-core, rules, memory, evidence, notice. Each candidate
+entry costs its tokens (the estimate, or the host's exact meter); whatever does not fit
+the budget `max(minBudgetTokens, softBudgetTokens)` is left out with a reason. After a
+host compaction, and until each entry has been shown again, the task state and the
+resident set (`resident.py`) come first within `assembly.residentShare` of the budget,
+so the step's text never displaces what the user set down. The insufficient-evidence
+statement is added only when the step asks about the past (`recall.py`). The output
 depends only on stored state, the step's messages and config: no clock, no randomness.
 The function the host calls never raises; a failure comes back as `injected = False`
 with its errors.
@@ -15,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from lcm_core.assembly.compaction import CompactionStatus, compaction_status
-from lcm_core.assembly.packing import Candidate, TokenMeter, choose_meter, pack
+from lcm_core.assembly.packing import Candidate, Reserve, TokenMeter, choose_meter, pack
+from lcm_core.assembly.recall import HeldBack, asks_about_past, replaced_values
 from lcm_core.assembly.render import (
     disputed_entry,
     disputed_summary,
@@ -27,15 +32,14 @@ from lcm_core.assembly.render import (
     superseded_entry,
     task_entries,
 )
+from lcm_core.assembly.resident import pending_resident
 from lcm_core.assembly.step import StepMessage, VisibleText, task_text
-from lcm_core.assembly.words import BlockWords, block_words
 from lcm_core.capture.events import is_user_input
 from lcm_core.config import Config, budget_tokens, load_config
 from lcm_core.retrieval.evidence import retrieve
 from lcm_core.retrieval.rank import (
     ALREADY_SHOWN,
     Omission,
-    Ranking,
     newest_source_seq,
     source_seqs,
 )
@@ -44,6 +48,7 @@ from lcm_core.retrieval.shown import Shown, entry_key
 from lcm_core.skills.select import rule_provider
 from lcm_core.store.models import MemoryItem, Rule
 from lcm_core.store.ports import MemoryStore
+from lcm_core.text.block_words import BlockWords, block_words
 from lcm_core.text.query import QuerySignals, query_signals, search_terms
 from lcm_core.text.tokens import sha256_hex
 
@@ -55,6 +60,8 @@ _FALLBACK_WINDOWS: Final = (64, 512, 4096)
 # The events whose user messages decide the block's language under `auto`.
 _LANGUAGE_WINDOW: Final = 512
 _DISPUTED_SHOWN: Final = 6
+# Why a selected item's source is not quoted while the item is in the resident section.
+RESIDENT_SOURCE: Final = "source of a resident item; the item itself is restated"
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +160,7 @@ def _said_dates(store: MemoryStore, session_id: str, items: Sequence[MemoryItem]
 def _notice_candidates(
     store: MemoryStore,
     session_id: str,
-    ranking: Ranking,
+    current: Sequence[MemoryItem],
     signals: QuerySignals,
     status: CompactionStatus,
     old_task_values: Sequence[str],
@@ -164,11 +171,11 @@ def _notice_candidates(
     if status.notice:
         # The one notice compaction gives: its policy is `none`, so it is not tracked.
         notices.append(Candidate("notice", "compaction-policy", f"- {words.untracked_compaction}"))
-    for ranked in ranking.selected:
-        for old_id in ranked.item.supersedes:
+    for item in current:
+        for old_id in item.supersedes:
             old = store.get_item(old_id)
             if old is not None and old.status == "superseded":
-                text = superseded_entry(old, ranked.item.id, max_chars, words)
+                text = superseded_entry(old, item.id, max_chars, words)
                 notices.append(Candidate("notice", old.id, text))
     disputed = store.list_items(session_id, statuses=("disputed",))
     if disputed:
@@ -223,6 +230,7 @@ def collect_candidates(
     shown: Shown | None = None,
     retriever: Retriever | None = None,
     words: BlockWords | None = None,
+    in_history: frozenset[int] = frozenset(),
 ) -> tuple[list[Candidate], list[Omission], list[dict[str, Any]], bool]:
     """Every entry the block could hold, in priority order, plus retrieval's omissions.
 
@@ -248,6 +256,7 @@ def collect_candidates(
         current_turn=turn,
         shown=shown,
         retriever=finder,
+        in_history=in_history,
     )
     ranking, evidence = found_now.ranking, found_now.evidence
     candidates: list[Candidate] = []
@@ -255,32 +264,55 @@ def collect_candidates(
     if state is not None:
         for ref, line in task_entries(state, max_chars, words):
             candidates.append(Candidate("task", ref, line))
+    # Numbers this very step says are replaced: its message may not be stored (nor the
+    # old item superseded) before the host's pre-step, so they are held back here.
+    current_text = HeldBack(replaced_values(text))
+    resident = [
+        item
+        for item in pending_resident(store, session_id, status, shown or Shown())
+        if current_text("resident", item.id, item.content)
+    ]
+    focus = signals.exact_signals()
+    said = _said_dates(store, session_id, [*resident, *(r.item for r in ranking.selected)])
+    for item in resident:
+        entry = item_entry(item, max_chars, focus, said.get(item.id), words)
+        candidates.append(Candidate("resident", item.id, entry))
+    resident_ids = {item.id for item in resident}
     core_lines, relevant_rules = rules(store, signals, config)
     for index, line in enumerate(core_lines):
         candidates.append(Candidate("rules-core", f"core[{index}]", line))
     for rule in relevant_rules:
         candidates.append(Candidate("rules", rule.id, rule_entry(rule, max_chars, words)))
-    focus = signals.exact_signals()
-    said = _said_dates(store, session_id, [ranked.item for ranked in ranking.selected])
     for ranked in ranking.selected:
-        entry = item_entry(ranked.item, max_chars, focus, said.get(ranked.item.id), words)
-        candidates.append(Candidate("memory", ranked.item.id, entry))
+        # A resident item the share left out may still come in here (`pack` never
+        # keeps one ref twice).
+        if current_text("memory", ranked.item.id, ranked.item.content):
+            entry = item_entry(ranked.item, max_chars, focus, said.get(ranked.item.id), words)
+            candidates.append(Candidate("memory", ranked.item.id, entry))
     has_history = newest is not None or state is not None or ranking.candidates > 0
     was_visible = any(
         o.reason.endswith("visible in this step") or o.reason == ALREADY_SHOWN
         for o in ranking.omitted
     )
-    found = ranking.selected or evidence.rows or was_visible
-    if has_history and not signals.empty and not found:
+    found = ranking.selected or evidence.rows or was_visible or resident
+    # Only a step that asks about the past earns the statement: on a working step it
+    # would say nothing, at every step, and the host keeps every copy in its history.
+    if has_history and not signals.empty and not found and asks_about_past(text):
         candidates.append(Candidate("memory", "insufficient-evidence", words.insufficient))
+    restated: list[Omission] = []
     for row in evidence.rows:
-        candidates.append(Candidate("evidence", row.ref, evidence_entry(row, max_chars, words)))
+        if row.item_ids and set(row.item_ids) <= resident_ids:
+            restated.append(Omission("evidence", row.ref, RESIDENT_SOURCE))
+            continue
+        if current_text("evidence", row.ref, row.text):
+            candidates.append(Candidate("evidence", row.ref, evidence_entry(row, max_chars, words)))
     old_task = state.superseded if state is not None else ()
+    current = [*resident, *(r.item for r in ranking.selected if r.item.id not in resident_ids)]
     candidates.extend(
         _notice_candidates(
             store,
             session_id,
-            ranking,
+            current,
             signals,
             status,
             old_task,
@@ -291,10 +323,12 @@ def collect_candidates(
     reasons: list[dict[str, Any]] = [
         {"kind": "query", "text": signals.text[:200], "terms": list(signals.tokens[:40])},
         {"kind": "compaction", **status.to_dict()},
+        {"kind": "resident", "pending": [item.id for item in resident]},
         *({"kind": "item", **ranked.to_dict()} for ranked in ranking.selected),
         *({"kind": "evidence", **row.to_dict()} for row in evidence.rows),
     ]
-    return candidates, [*ranking.omitted, *evidence.omitted], reasons, has_history
+    omitted = [*ranking.omitted, *evidence.omitted, *restated, *current_text.omitted]
+    return candidates, omitted, reasons, has_history
 
 
 def assemble(
@@ -311,6 +345,7 @@ def assemble(
     trigger: str = "pre-step",
     shown: Shown | None = None,
     retriever: Retriever | None = None,
+    in_history: frozenset[int] = frozenset(),
 ) -> AssemblyResult:
     """Assemble the step's memory block; never raises (errors come back in the result).
 
@@ -319,6 +354,8 @@ def assemble(
     it incrementally with `ShownItems`, a one-off caller reads it with
     `ShownItems().read(store, session_id)`; by default nothing counts as shown.
     `retriever` finds the candidates (the store's lexical search by default).
+    `in_history` are the seqs the host still holds in its history (its surface): raw
+    turns among them are not quoted again.
     """
     config = config if config is not None else load_config()
     budget = budget_tokens(config)
@@ -336,6 +373,7 @@ def assemble(
             provider,
             shown,
             retriever,
+            in_history,
         )
     except Exception as exc:  # the host's step must go on without memory
         return AssemblyResult(
@@ -359,6 +397,7 @@ def _assemble(
     rules: RuleProvider,
     shown: Shown | None,
     retriever: Retriever | None,
+    in_history: frozenset[int],
 ) -> AssemblyResult:
     cost, token_source, errors = choose_meter(token_meter)
     if shown is None:
@@ -384,6 +423,7 @@ def _assemble(
         shown=shown,
         retriever=retriever,
         words=words,
+        in_history=in_history,
     )
     candidates, repeated = _drop_shown_entries(candidates, shown)
     omitted = [*omitted, *repeated]
@@ -392,11 +432,19 @@ def _assemble(
     if not content:
         if config.assembly.skip_when_empty:
             why = "empty session" if not has_history else "nothing relevant to inject"
+            if repeated:
+                why = f"nothing new since the blocks in context ({len(repeated)} already shown)"
             return _result(
                 base, trigger, token_source, status, newest, omitted, reasons, errors, why
             )
         candidates.append(Candidate("memory", "insufficient-evidence", words.insufficient))
-    text, used, sections, kept, left_out = pack(candidates, base.budget_tokens, cost, words)
+    reserve = None
+    if any(c.section == "resident" for c in candidates):
+        share = config.assembly.resident_share
+        reserve = Reserve(("task", "resident"), int(base.budget_tokens * share))
+    text, used, sections, kept, left_out = pack(
+        candidates, base.budget_tokens, cost, reserve, words
+    )
     omitted.extend(left_out)
     if not kept:
         why = "no entry fits the budget"

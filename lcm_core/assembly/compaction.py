@@ -18,9 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from lcm_core.assembly.words import ZH
 from lcm_core.config import Config
 from lcm_core.store.ports import MemoryStore
+from lcm_core.text.block_words import ZH
 
 COMPACTION_EVENT_TYPES: Final = (
     "compaction/start",

@@ -15,6 +15,7 @@ from lcm_core.assembly.assemble import AssemblyResult, RuleProvider, assemble
 from lcm_core.assembly.packing import TokenMeter
 from lcm_core.assembly.step import StepMessage
 from lcm_core.config import Config, load_config
+from lcm_core.retrieval.shown import Shown
 from lcm_core.store.models import AssemblyLog
 from lcm_core.store.ports import MemoryStore
 
@@ -74,6 +75,7 @@ def assemble_and_log(
     step: int | None = None,
     token_meter: TokenMeter | None = None,
     rules: RuleProvider | None = None,
+    shown: Shown | None = None,
 ) -> AssemblyResult:
     """The pre-step entry point: assemble, log, and never raise."""
     config = config if config is not None else load_config()
@@ -86,6 +88,7 @@ def assemble_and_log(
         step=step,
         token_meter=token_meter,
         rules=rules,
+        shown=shown,
     )
     try:
         log_assembly(store, result, config)

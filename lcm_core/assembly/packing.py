@@ -3,18 +3,20 @@
 Each entry costs the tokens of its text plus a newline, and the first entry of a section
 also pays for the section title; an entry that does not fit is left out with the tokens
 it needed, and smaller entries after it may still fit. The sum of the costs is an upper
-bound of the block's own count, so the block never exceeds the budget.
+bound of the block's own count, so the block never exceeds the budget. A `Reserve` caps
+what a group of sections (the resident set) may take, so the step's own entries always
+keep the rest of the budget.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from lcm_core.assembly.render import HEADER, SECTION_ORDER
-from lcm_core.assembly.words import ZH, BlockWords
 from lcm_core.retrieval.rank import Omission
+from lcm_core.text.block_words import ZH, BlockWords
 from lcm_core.text.tokens import estimate_tokens
 
 TokenMeter = Callable[[str], int]
@@ -27,6 +29,14 @@ class Candidate:
     section: str
     ref: str
     text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Reserve:
+    """At most `tokens` for the entries (titles included) of the named sections together."""
+
+    sections: Collection[str]
+    tokens: int
 
 
 def choose_meter(meter: TokenMeter | None) -> tuple[TokenMeter, str, list[str]]:
@@ -48,7 +58,11 @@ def choose_meter(meter: TokenMeter | None) -> tuple[TokenMeter, str, list[str]]:
 
 
 def pack(
-    candidates: Sequence[Candidate], budget: int, cost: TokenMeter, words: BlockWords = ZH
+    candidates: Sequence[Candidate],
+    budget: int,
+    cost: TokenMeter,
+    reserve: Reserve | None = None,
+    words: BlockWords = ZH,
 ) -> tuple[str, int, list[dict[str, Any]], list[Candidate], list[Omission]]:
     """Fill the budget in section order; returns text, tokens, section reports, kept, left out."""
     used = cost(words.header + "\n")
@@ -59,19 +73,34 @@ def pack(
     reports: list[dict[str, Any]] = []
     kept: list[Candidate] = []
     omitted: list[Omission] = []
+    reserved_used = 0
+    placed: dict[str, str] = {}  # ref -> the section that holds it
     for section in SECTION_ORDER:
+        capped = reserve is not None and section in reserve.sections
         title = words.section_titles[section]
         title_cost = cost("\n" + title + "\n")
         lines: list[str] = []
         section_tokens = 0
         for candidate in (c for c in candidates if c.section == section):
+            if candidate.ref in placed:
+                reason = f"already in the {placed[candidate.ref]} section of this block"
+                omitted.append(Omission(section, candidate.ref, reason))
+                continue
             need = cost(candidate.text + "\n") + (0 if lines else title_cost)
             if used + need > budget:
                 left = budget - used
                 reason = f"needs {need} tokens, {left} of the budget {budget} left"
                 omitted.append(Omission(section, candidate.ref, reason))
                 continue
+            if capped and reserve is not None and reserved_used + need > reserve.tokens:
+                left = reserve.tokens - reserved_used
+                reason = f"needs {need} tokens, {left} of the resident share {reserve.tokens} left"
+                omitted.append(Omission(section, candidate.ref, reason))
+                continue
+            if capped:
+                reserved_used += need
             used += need
+            placed[candidate.ref] = section
             section_tokens += need
             lines.append(candidate.text)
             kept.append(candidate)

@@ -13,16 +13,16 @@ import re
 from collections.abc import Sequence
 from typing import Any, Final
 
-from lcm_core.assembly.words import ZH, BlockWords
 from lcm_core.retrieval.evidence import EvidenceRow
 from lcm_core.retrieval.rank import source_seqs
 from lcm_core.store.models import MemoryItem, Rule, TaskState
+from lcm_core.text.block_words import ZH, BlockWords
 from lcm_core.text.numbers_role import flagged_numbers
 
 HEADER_TAG: Final = "长对话记忆"
 # The Chinese words under their old names; `block_words` has them for every language.
 HEADER: Final = ZH.header
-SECTION_ORDER: Final = ("task", "rules-core", "rules", "memory", "evidence", "notice")
+SECTION_ORDER: Final = ("task", "resident", "rules-core", "rules", "memory", "evidence", "notice")
 SECTION_TITLES: Final = ZH.section_titles
 KIND_LABELS: Final = ZH.kind_labels
 EVIDENCE_LABELS: Final = ZH.evidence_labels

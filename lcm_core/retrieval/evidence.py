@@ -17,7 +17,12 @@ plugin or the runtime generated never counts as evidence, and only the event typ
 false numbers, so it is searchable but not pasted into the request by default. A
 user-role message that carries tool output or model text counts as that type. A raw
 turn that is the source of a superseded, retracted or disputed item is not quoted: its
-value is not current, and the notice section shows old and disputed values as such.
+value is not current, and the notice section shows old and disputed values as such. The
+source of a superseded item is not quoted as the evidence of any item either. A raw
+turn the host still holds in its history (`in_history`, the host's surface) is not
+quoted again: the model can read it, and every copy would stay in the history too. Nor
+is a raw turn whose words are nearly all in the step's own text (`ECHO_SHARE`): it
+says nothing the step does not, as when the same chatter or question comes back.
 """
 
 from __future__ import annotations
@@ -51,6 +56,7 @@ from lcm_core.store.models import Event, MemoryItem
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.query import QuerySignals, evidence_terms, exact_hits
 from lcm_core.text.relevance import bm25, relevance_tokens
+from lcm_core.text.tokens import MAX_QUERY_TOKENS, normalize_text, tokenize
 
 # Event types whose rows are searched for exact matches besides the quotable ones, so
 # that explain can say why a matching tool result was not quoted. Chunks are left out:
@@ -58,6 +64,9 @@ from lcm_core.text.relevance import bm25, relevance_tokens
 REPORTED_TYPES: Final = ("assistant/message", "tool/result")
 # Items whose sources must not be quoted as current raw turns.
 HISTORICAL_STATUSES: Final = ("superseded", "retracted", "disputed")
+# A raw turn with at least this share of its terms in the step's own text echoes it.
+ECHO_SHARE: Final = 0.8
+ECHO_MIN_TERMS: Final = 3
 # The type a user-role message's text really is when a tool or the model wrote it.
 _TEXT_TYPE_OF_KIND: Final = {"tool": "tool/result", "model": "assistant/message"}
 
@@ -130,6 +139,14 @@ def _not_type_reason(event: Event) -> str:
     return f"event type {what} is not inline-quotable (assembly.evidenceTypes)"
 
 
+def echoes(text: str, signals: QuerySignals) -> bool:
+    """True when nearly every term of `text` is also a term of the step's own text."""
+    terms = set(tokenize(normalize_text(text), MAX_QUERY_TOKENS))
+    if len(terms) < ECHO_MIN_TERMS or not signals.tokens:
+        return False
+    return len(terms & set(signals.tokens)) >= ECHO_SHARE * len(terms)
+
+
 def _historical_sources(store: MemoryStore, session_id: str) -> dict[int, tuple[str, str]]:
     """seq -> (status, item id) for the sources of superseded, retracted and disputed items."""
     found: dict[int, tuple[str, str]] = {}
@@ -187,6 +204,7 @@ def gather_evidence(
     anchor_seq: int | None = None,
     current_turn: int | None = None,
     pool: Pool | None = None,
+    in_history: frozenset[int] = frozenset(),
 ) -> EvidenceSet:
     """Sources of the ranked items, exact matches and raw turns, best first, up to the limit.
 
@@ -236,8 +254,8 @@ def gather_evidence(
             turn = _Candidate(seq, event, (), score, search, recent)
             keyed.append((turn.key(-seq), turn))
     keyed.sort(key=lambda pair: pair[0])
-    historical = _historical_sources(store, session_id) if len(keyed) > len(cited) else {}
-    walk = _Walk(store, config, signals, is_visible, historical, current_turn)
+    historical = _historical_sources(store, session_id) if keyed else {}
+    walk = _Walk(store, config, signals, is_visible, historical, current_turn, in_history)
     walk.min_score = score_floor(pool, config)
     return walk.select([one for _, one in keyed])
 
@@ -253,10 +271,12 @@ class _Walk:
         is_visible: Callable[[Event], bool] | None,
         historical: dict[int, tuple[str, str]],
         current_turn: int | None,
+        in_history: frozenset[int] = frozenset(),
     ) -> None:
         self.store, self.signals, self.is_visible = store, signals, is_visible
         self.query = signals.text.strip().casefold()
         self.historical, self.current_turn = historical, current_turn
+        self.in_history = in_history
         self.evidence_types = [str(t) for t in config.assembly.evidence_types]
         self.limit = config.retrieval.evidence_limit
         self.min_score = config.retrieval.min_score
@@ -270,15 +290,22 @@ class _Walk:
             return _not_type_reason(event)
         if self.is_visible is not None and self.is_visible(event):
             return "still visible in this step"
-        if raw and one.seq in self.historical:
+        if one.seq in self.historical:
             status, item_id = self.historical[one.seq]
-            return f"source of {status} item {item_id}; not quoted as a current raw turn"
+            if raw:
+                return f"source of {status} item {item_id}; not quoted as a current raw turn"
+            if status == "superseded":
+                return f"source of superseded item {item_id}; its old value is in the notice"
+        if raw and one.seq in self.in_history:
+            return "still in the host's history; not quoted again"
         if raw and self.current_turn is not None and event.turn == self.current_turn:
             return "a message of the current turn: this step's input, not history"
         if raw and self.query and event.text.strip().casefold() == self.query:
             return "the question itself: never quoted back as its own evidence"
         if raw and one.score < self.min_score:
             return f"score {one.score:.3f} is below the floor {self.min_score:.3f} ({FLOOR_RULE})"
+        if raw and taken < self.limit and echoes(event.text, self.signals):
+            return "repeats the step's own words; says nothing new"
         if taken >= self.limit:
             return f"beyond retrieval.evidenceLimit {self.limit}"
         return None
@@ -350,6 +377,7 @@ def retrieve(
     current_turn: int | None = None,
     shown: Shown | None = None,
     retriever: Retriever | None = None,
+    in_history: frozenset[int] = frozenset(),
 ) -> Retrieval:
     """Pool the candidates, rank items, then gather their evidence and the raw turns."""
     if retriever is None:
@@ -373,6 +401,11 @@ def retrieve(
         shown_ids=shown.items,
         pool=pool,
     )
+    # The sources of matching items an earlier block still lists are as good as quoted.
+    sources = {seq for item in ranking.listed for seq in source_seqs(item)}
+    if sources:
+        is_visible = _or_quoted_before(is_visible, frozenset(sources))
+
     evidence = gather_evidence(
         store,
         session_id,
@@ -383,5 +416,6 @@ def retrieve(
         anchor_seq=anchor,
         current_turn=current_turn,
         pool=pool,
+        in_history=in_history,
     )
     return Retrieval(ranking, evidence)

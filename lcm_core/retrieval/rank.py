@@ -23,11 +23,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from lcm_core.assembly.words import ZH
 from lcm_core.config import Config
 from lcm_core.retrieval.retriever import LexicalRetriever, Pool
 from lcm_core.store.models import Event, MemoryEvent, MemoryItem
 from lcm_core.store.ports import MemoryStore
+from lcm_core.text.block_words import ZH
 from lcm_core.text.query import QuerySignals, exact_hits
 from lcm_core.text.relevance import NORM_KINDS
 
@@ -121,6 +121,8 @@ class Ranking:
     selected: tuple[RankedItem, ...] = ()
     omitted: tuple[Omission, ...] = ()
     candidates: int = 0
+    # Matching items left out because an earlier block still in context lists them.
+    listed: tuple[MemoryItem, ...] = ()
 
 
 def source_seqs(item: MemoryItem) -> tuple[int, ...]:
@@ -264,6 +266,7 @@ def rank_items(
     limit = min(config.retrieval.limit, HARD_LIMIT)
     selected: list[RankedItem] = []
     omitted: list[Omission] = []
+    listed: list[MemoryItem] = []
     on_screen: frozenset[str] = frozenset()
     checked = 0  # candidates whose visibility is known: asked for a chunk at a time
     for index, ranked in enumerate(scored):
@@ -280,11 +283,12 @@ def rank_items(
             omitted.append(Omission("memory", ref, reason))
         elif ref in shown_ids:
             omitted.append(Omission("memory", ref, ALREADY_SHOWN))
+            listed.append(ranked.item)
         elif len(selected) >= limit:
             omitted.append(Omission("memory", ref, f"beyond retrieval.limit {limit}"))
         else:
             selected.append(ranked)
-    return Ranking(tuple(selected), tuple(omitted), len(scored))
+    return Ranking(tuple(selected), tuple(omitted), len(scored), tuple(listed))
 
 
 def expand(

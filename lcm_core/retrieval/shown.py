@@ -14,6 +14,7 @@ from typing import Final
 
 from lcm_core.store.models import Event
 from lcm_core.store.ports import MemoryStore
+from lcm_core.text.block_words import EN, ZH
 from lcm_core.text.tokens import sha256_hex
 
 # The source kind our injected messages carry (and that capture stores with them).
@@ -43,11 +44,18 @@ def quoted_seqs(event: Event) -> frozenset[int]:
 
 
 def block_entries(text: str) -> frozenset[str]:
-    """Fingerprints of a block's entries: a `- ` line with its indented continuation lines."""
+    """Fingerprints of a block's entries: a `- ` line with its indented continuation lines.
+
+    The insufficient-evidence statement counts as an entry too, so a block that would
+    repeat only that statement is not sent while an earlier copy is still in context.
+    """
     entries: list[list[str]] = []
     current: list[str] | None = None
     for line in text.split("\n"):
-        if line.startswith("- "):
+        if line in (ZH.insufficient, EN.insufficient):
+            entries.append([line])
+            current = None
+        elif line.startswith("- "):
             current = [line]
             entries.append(current)
         elif current is not None and line.startswith("  "):
@@ -112,3 +120,43 @@ class ShownItems:
     def forget(self, session_id: str) -> None:
         """Drop what is known of a session (after a purge, say)."""
         self._sessions.pop(session_id, None)
+
+
+# Compaction event types: a block injected before the latest of them is gone from context.
+_COMPACTION_TYPES: Final = ("compaction/start", "compaction/summary", "compaction/end")
+# Most assembly logs read for `logged_items`; retention keeps 200 by default.
+_LOG_LOOKBACK: Final = 200
+
+
+def logged_shown(store: MemoryStore, session_id: str) -> Shown:
+    """Items and quoted seqs of the blocks the assembly logs record since the compaction.
+
+    For a host that does not keep our blocks in a transcript we can read (Claude Code's
+    hooks): each log's compaction reason names the latest compaction it had seen, so a
+    log that saw the current one was injected after it.
+    """
+    events = store.list_events(session_id, types=_COMPACTION_TYPES)
+    latest = events[-1].seq if events else None
+    found: set[str] = set()
+    seqs: set[int] = set()
+    for log in store.list_assembly_logs(session_id, limit=_LOG_LOOKBACK):
+        seen = next((r.get("lastSeq") for r in log.reasons if r.get("kind") == "compaction"), None)
+        if log.injected and seen != latest:
+            break  # newest first: everything older predates the latest compaction
+        if log.injected:
+            found.update(log.item_ids)
+            for section in log.sections:
+                if section.get("name") == "evidence":
+                    seqs.update(_ref_seqs(section.get("refs", ())))
+    return Shown(frozenset(found), frozenset(seqs))
+
+
+def _ref_seqs(refs: object) -> list[int]:
+    """The N of each `seq:N` ref in a logged section."""
+    if not isinstance(refs, list | tuple):
+        return []
+    out: list[int] = []
+    for ref in refs:
+        if isinstance(ref, str) and ref.startswith("seq:") and ref[4:].isdigit():
+            out.append(int(ref[4:]))
+    return out

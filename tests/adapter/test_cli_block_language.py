@@ -10,7 +10,7 @@ from click.testing import CliRunner, Result
 
 from lcm_adapter.cli.main import cli
 from lcm_adapter.dsh.sample import conversation, write_plain
-from lcm_core.assembly.words import EN, ZH, detect_language
+from lcm_core.text.block_words import EN, ZH, detect_language
 
 ENGLISH_TURNS = [
     ("Keep the nightly export under 300 dollars a month", "Noted: under 300 dollars a month."),

@@ -6,6 +6,7 @@ Skipped when `node` is not installed; the e2e tests run the same file inside DSH
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -110,7 +111,7 @@ def test_deadline_passes_and_the_reason_is_recorded(tmp_path: Path) -> None:
     log = tmp_path / "received.jsonl"
     config = {**fake("slow", log), "deadlineMs": 50}
     script = [
-        {"op": "pre-step", "turn": 1, "step": 1, "messages": ASK},
+        {"op": "pre-step", "turn": 2, "step": 1, "messages": ASK},
         {"op": "command", "input": "status"},  # answered after the late preStep and the skip
     ]
     step, command = run(config, script, tmp_path)
@@ -118,8 +119,30 @@ def test_deadline_passes_and_the_reason_is_recorded(tmp_path: Path) -> None:
     assert "steps without memory 1" in command["result"]["text"]
     skips = [m["params"] for m in received(log) if m["method"] == "skip"]
     assert skips == [
-        {"sessionId": "plugin-会话", "turn": 1, "step": 1, "reason": "no answer within 50 ms"}
+        {"sessionId": "plugin-会话", "turn": 2, "step": 1, "reason": "no answer within 50 ms"}
     ]
+
+
+def test_a_new_sessions_first_turn_does_not_wait_for_a_starting_sidecar(tmp_path: Path) -> None:
+    """Turn 1 of a new session waits `startWaitMs`, not the deadline, for a starting sidecar.
+
+    The sidecar never answers `initialize`; with a 60 s deadline the first turn still
+    goes on after the short start wait, and the reason says so. A later turn waits for
+    the sidecar up to its deadline, as before.
+    """
+    log = tmp_path / "received.jsonl"
+    config = {**fake("noinit", log), "deadlineMs": 60000, "startWaitMs": 100}
+    script = [
+        {"op": "pre-step", "turn": 1, "step": 1, "messages": ASK},
+        {"op": "command", "input": "status"},
+    ]
+    step, command = run(config, script, tmp_path)
+    assert step["result"] == {"kind": "enter", "messages": ASK}
+    reason = "sidecar still starting after 100 ms (turn 1 of a new session)"
+    assert reason in command["result"]["text"]
+    skips = [m["params"] for m in received(log) if m["method"] == "skip"]
+    assert skips == [{"sessionId": "plugin-会话", "turn": 1, "step": 1, "reason": reason}]
+    assert not [m for m in received(log) if m["method"] == "preStep"]
 
 
 def test_unload_kills_the_sidecar(tmp_path: Path) -> None:
@@ -142,16 +165,17 @@ def test_dead_sidecar_restarts_at_most_once_per_turn(tmp_path: Path) -> None:
     log = tmp_path / "received.jsonl"
     script = [
         *events_ops()[:4],
-        {"op": "pre-step", "turn": 1, "step": 1, "messages": ASK},
-        {"op": "pre-step", "turn": 1, "step": 2},
-        {"op": "pre-step", "turn": 1, "step": 3},
+        # Turns 2 and 3: turn 1 of a new session does not ask the sidecar at all.
         {"op": "pre-step", "turn": 2, "step": 1, "messages": ASK},
+        {"op": "pre-step", "turn": 2, "step": 2},
+        {"op": "pre-step", "turn": 2, "step": 3},
+        {"op": "pre-step", "turn": 3, "step": 1, "messages": ASK},
         {"op": "command", "input": "status"},
     ]
     results = run(fake("die", log), script, tmp_path)
     assert all(r["result"]["kind"] == "enter" for r in results if r["op"] == "pre-step")
     spawns = (Path(str(log) + ".pids")).read_text().split()
-    # The first start, one restart in turn 1 (not two), one in turn 2, one for the command.
+    # The first start, one restart in turn 2 (not two), one in turn 3, one for the command.
     assert len(spawns) == 4
     got = received(log)
     replays = [m for m in got if m["method"] == "events"]
@@ -206,3 +230,42 @@ def test_visible_seqs_are_this_turn_or_the_whole_surface(tmp_path: Path) -> None
     sent = [m["params"].get("visibleSeqs") for m in received(log) if m["method"] == "preStep"]
     surface = [1, 2, 5, 6, 9, 10, 13, 14]  # every message event the harness appended
     assert sent == [[13, 14], [13, 14], surface, [1, 2, 13, 14]]
+
+
+def test_pre_step_sends_the_hosts_surface(tmp_path: Path) -> None:
+    """The seqs DSH still holds in its history reach the sidecar as `surfaceSeqs`."""
+    log = tmp_path / "received.jsonl"
+    script = [
+        {"op": "surface", "nodes": [4, 80, 59, 61]},
+        {"op": "pre-step", "turn": 3, "step": 1, "messages": ASK},
+    ]
+    run(fake("ok", log), script, tmp_path)
+    [params] = [m["params"] for m in received(log) if m["method"] == "preStep"]
+    assert params["surfaceSeqs"] == [4, 80, 59, 61]
+
+
+def test_by_default_a_new_sessions_first_turn_does_not_ask_the_sidecar(tmp_path: Path) -> None:
+    """`startWaitMs` 0: turn 1 of a new session goes on at once; later turns ask as usual."""
+    log = tmp_path / "received.jsonl"
+    script = [
+        {"op": "pre-step", "turn": 1, "step": 1, "messages": ASK},
+        {"op": "pre-step", "turn": 2, "step": 1, "messages": ASK},
+        {"op": "command", "input": "status"},
+    ]
+    first, _, command = run(fake("ok", log), script, tmp_path)
+    assert first["result"] == {"kind": "enter", "messages": ASK}
+    assert "steps without memory" not in command["result"]["text"]
+    got = received(log)
+    assert [m["params"]["turn"] for m in got if m["method"] == "preStep"] == [2]
+    [skip] = [m["params"] for m in got if m["method"] == "skip"]
+    assert skip["turn"] == 1 and "turn 1 of a new session" in skip["reason"]
+
+
+def test_niceness_lowers_the_sidecars_priority(tmp_path: Path) -> None:
+    """`niceness` is applied to the spawned sidecar; by default it runs like the host."""
+    script = [{"op": "command", "input": "status"}]
+    [plain] = run(fake("ok", tmp_path / "a.jsonl"), script, tmp_path)
+    [niced] = run({**fake("ok", tmp_path / "b.jsonl"), "niceness": 7}, script, tmp_path)
+    base = os.nice(0)  # the sidecar inherits ours; `niceness` sets an absolute value
+    assert f"nice={base}" in plain["result"]["text"]
+    assert f"nice={max(base, 7)}" in niced["result"]["text"]

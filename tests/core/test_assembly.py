@@ -11,10 +11,10 @@ import pytest
 from lcm_core.assembly.assemble import assemble
 from lcm_core.assembly.render import HEADER, SECTION_TITLES
 from lcm_core.assembly.step import StepMessage
-from lcm_core.assembly.words import EN, ZH
 from lcm_core.config import Config, load_config
 from lcm_core.store.models import Event, Rule, SkillFile, TaskState
 from lcm_core.store.ports import MemoryStore
+from lcm_core.text.block_words import EN, ZH
 from lcm_core.text.query import QuerySignals
 from lcm_core.text.tokens import estimate_tokens
 

@@ -10,8 +10,8 @@ from lcm_core.assembly.assemble import assemble
 from lcm_core.assembly.compaction import NONE_POLICY_NOTICE, compaction_status
 from lcm_core.assembly.log import assemble_and_log
 from lcm_core.assembly.step import StepMessage
-from lcm_core.assembly.words import EN
 from lcm_core.config import load_config
+from lcm_core.text.block_words import EN
 
 S = "sess"
 CONSTRAINT = "Never run migrations on the production database during business hours"

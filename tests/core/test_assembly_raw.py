@@ -10,9 +10,9 @@ import pytest
 from lcm_core.assembly.assemble import assemble
 from lcm_core.assembly.render import said_on
 from lcm_core.assembly.step import StepMessage
-from lcm_core.assembly.words import EN
 from lcm_core.config import load_config
 from lcm_core.store.ports import MemoryStore
+from lcm_core.text.block_words import EN
 
 S = "sess"
 LABEL_RE = re.compile(r"\[(mem|rule|ev) ([^\]]+)\]")

@@ -47,6 +47,9 @@ class FakeModel:
     summary_bodies: list[dict[str, Any]] = field(default_factory=list)
     input_tokens: int = 50
     summary: str = "<summary>用户设定了约束和预算；其余是闲聊。</summary>"
+    # When set, the n-th summary (from 1) is this template with `{n}` filled in, so a
+    # test can tell which compaction a request body follows.
+    numbered_summary: str | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     server: ThreadingHTTPServer | None = None
 
@@ -64,6 +67,8 @@ class FakeModel:
         with self.lock:
             if compaction:
                 self.summary_bodies.append(body)
+                if self.numbered_summary is not None:
+                    return Text(self.numbered_summary.format(n=len(self.summary_bodies)))
                 return Text(self.summary)
             self.bodies.append(body)
             return self.replies.popleft() if self.replies else Text(DEFAULT_TEXT)

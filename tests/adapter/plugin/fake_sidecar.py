@@ -15,6 +15,8 @@ for line in sys.stdin:
     method, ident = message.get("method"), message.get("id")
     if ident is None:
         continue
+    if method == "initialize" and mode == "noinit":
+        continue  # a sidecar that never finishes starting
     if method == "preStep" and mode == "hang":
         time.sleep(60)
     if method == "preStep" and mode == "slow":
@@ -23,7 +25,7 @@ for line in sys.stdin:
         sys.exit(3)
     result: dict = {}
     if method == "command":
-        result = {"ok": True, "text": "fake status"}
+        result = {"ok": True, "text": f"fake status nice={os.nice(0)}"}
     if method == "preTool":
         result = (
             {"kind": "deny", "reason": "必须先读取文件"} if mode == "deny" else {"kind": "allow"}

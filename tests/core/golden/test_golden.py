@@ -20,6 +20,7 @@ from lcm_core.assembly.assemble import AssemblyResult, assemble
 from lcm_core.assembly.log import assemble_and_log
 from lcm_core.assembly.step import StepMessage
 from lcm_core.config import Config, load_config
+from lcm_core.retrieval.shown import OWN_SOURCE_KIND, ShownItems
 from lcm_core.skills.select import effective_rules, ingest_skills, set_rule_override
 from lcm_core.store.models import Rule, TaskState, ValidationLog
 from lcm_core.store.ports import MemoryStore
@@ -582,6 +583,139 @@ def chinese_question_english_constraint(s: Any) -> list[Step]:
     result = assemble(s.store, s.session_id, [say("服务的端口是多少？")], turn=3)
     assert item.id in result.item_ids and "seq:1" in result.evidence_refs
     return [("pre-step", result)]
+
+
+def _commit_block(s: Any, seq: int, result: AssemblyResult) -> None:
+    """Store an injected block the way the host commits it, as our own user message."""
+    if result.injected:
+        s.event(seq, "user/message", result.text, source_kind=OWN_SOURCE_KIND, role="user")
+
+
+def _compact(s: Any, first_seq: int) -> None:
+    s.event(first_seq, "compaction/start", "")
+    s.event(first_seq + 1, "compaction/summary", "之前主要是闲聊和文件浏览。")
+    s.event(first_seq + 2, "compaction/end", "")
+
+
+def _invoice_session(s: Any) -> None:
+    """Budget, a conditioned latency limit, a corrected port, navigation, a proposal."""
+    s.user(1, "这个项目的预算不超过3000元（含税）。", turn=1)
+    s.user(3, "The p95 latency of /invoices must stay under 180 ms when the cache is warm.", turn=2)
+    s.user(5, "Decision: the staging database port is 6432.", turn=3)
+    s.user(7, "Let's look at file src/module_3.py next", turn=4)
+    s.assistant(8, "We could cache the invoice totals in Redis.", turn=4)
+    s.user(9, "Actually, the staging database port is 5433, not 6432.", turn=5)
+    s.item(
+        "这个项目的预算不超过3000元（含税）",
+        [1],
+        kind="constraint",
+        conditions=("含税",),
+        numbers=({"raw": "3000元", "value": 3000, "unit": "CNY"},),
+    )
+    s.item(
+        "The p95 latency of /invoices must stay under 180 ms when the cache is warm",
+        [3],
+        kind="constraint",
+        conditions=("when the cache is warm",),
+        numbers=({"raw": "180 ms", "value": 180, "unit": "ms"},),
+    )
+    old = s.item("Decision: the staging database port is 6432", [5], kind="decision")
+    s.correct(old, "the staging database port is 5433, not 6432", 9)
+    s.item("Let's look at file src/module_3.py next", [7], kind="decision")
+    s.item(
+        "cache the invoice totals in Redis",
+        [8],
+        kind="proposal",
+        evidence_type="assistant_proposal",
+    )
+    s.store.put_task_state(TaskState(s.session_id, goal="发票服务上线"))
+
+
+@scenario
+def resident_after_compaction(s: Any) -> list[Step]:
+    """After a compaction a navigation step still gets what the user set down, first.
+
+    The resident set (budget with 含税, the latency limit with its condition, the
+    corrected port, then the bare navigation decision) follows the task state; the
+    proposal is not durable; the old port is only in the notice. Once that block is in
+    the history, the next navigation step injects nothing, and the record says why.
+    """
+    _invoice_session(s)
+    for turn in range(6, 18):
+        s.user(2 * turn, f"Let's look at file src/module_{turn}.py next", turn=turn)
+    _compact(s, 40)
+    seen = ShownItems()
+    step = [say("Let's look at file src/module_17.py next")]
+    first = assemble_and_log(s.store, s.session_id, step, shown=seen.read(s.store, s.session_id))
+    _commit_block(s, 43, first)
+    s.user(44, "Let's look at file src/module_18.py next", turn=18)
+    step = [say("Let's look at file src/module_18.py next")]
+    second = assemble_and_log(
+        s.store, s.session_id, step, turn=18, shown=seen.read(s.store, s.session_id)
+    )
+    return [("first step after the compaction", first), ("the next navigation step", second)]
+
+
+@scenario
+def resident_share_caps_the_resident_set(s: Any) -> list[Step]:
+    """A small budget: the resident set takes at most its share, the question keeps the rest.
+
+    What did not fit comes at the next step, until every resident entry was shown.
+    """
+    for seq in range(1, 9):
+        s.user(seq, f"约束 {seq}：第 {seq} 号仓库的出货量每天不超过 {seq * 100} 件（工作日）")
+        s.item(
+            f"第 {seq} 号仓库的出货量每天不超过 {seq * 100} 件",
+            [seq],
+            kind="constraint",
+            conditions=("工作日",),
+            numbers=({"raw": f"{seq * 100} 件", "value": seq * 100, "unit": "件"},),
+        )
+    s.user(9, "The courier for the Porto office is Rui from FastShip", turn=9)
+    s.item("the courier for the Porto office is Rui from FastShip", [9])
+    _compact(s, 20)
+    config = load_config(
+        {"assembly": {"softBudgetTokens": 600, "minBudgetTokens": 600, "residentShare": 0.5}}
+    )
+    seen = ShownItems()
+    ask = [say("Who is the courier for the Porto office?")]
+    first = assemble_and_log(
+        s.store, s.session_id, ask, config, shown=seen.read(s.store, s.session_id)
+    )
+    _commit_block(s, 23, first)
+    second = assemble_and_log(
+        s.store, s.session_id, ask, config, shown=seen.read(s.store, s.session_id)
+    )
+    return [("first step after the compaction", first), ("the next step", second)]
+
+
+@scenario
+def quiet_steps_inject_nothing(s: Any) -> list[Step]:
+    """No empty blocks: a working step with nothing relevant injects nothing.
+
+    A question about the past that memory cannot answer gets the insufficient-evidence
+    statement once; asked again while that block is still in the history, nothing.
+    """
+    s.user(1, "周末我们去了西湖，孩子们很喜欢划船", turn=1)
+    s.item("周末去了西湖，孩子们喜欢划船", [1])
+    seen = ShownItems()
+    work = [say("好的，继续整理这份表格的格式")]
+    quiet = assemble_and_log(
+        s.store, s.session_id, work, turn=2, shown=seen.read(s.store, s.session_id)
+    )
+    ask = [say("我们之前定的酒店预算是多少？")]
+    asked = assemble_and_log(
+        s.store, s.session_id, ask, turn=3, shown=seen.read(s.store, s.session_id)
+    )
+    _commit_block(s, 5, asked)
+    again = assemble_and_log(
+        s.store, s.session_id, ask, turn=4, shown=seen.read(s.store, s.session_id)
+    )
+    return [
+        ("a working step", quiet),
+        ("a question about the past", asked),
+        ("the same question, the statement still in the history", again),
+    ]
 
 
 # --- the test ------------------------------------------------------------------------------

@@ -74,6 +74,7 @@ ZH: Final = BlockWords(
     ),
     section_titles={
         "task": "## 记忆: 当前任务状态",
+        "resident": "## 记忆: 常驻条目（用户设定的约束、决定与事实，压缩后重述）",
         "rules-core": "## 技能: 常驻要点",
         "rules": "## 技能: 相关规则",
         "memory": "## 记忆: 相关条目",
@@ -159,6 +160,7 @@ EN: Final = BlockWords(
     ),
     section_titles={
         "task": "## Memory: current task state",
+        "resident": "## Memory: standing items (constraints, decisions and facts the user set, restated after compaction)",
         "rules-core": "## Skills: standing points",
         "rules": "## Skills: relevant rules",
         "memory": "## Memory: relevant items",
