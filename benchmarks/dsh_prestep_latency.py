@@ -55,8 +55,8 @@ COMPACTION_ROWS = """\
 SETUP = (
     "这个项目的预算不超过3000元（含税）。",
     "The p95 latency of /invoices must stay under 180 ms when the cache is warm.",
-    "Decision: the staging database port is 6432.",
-    "Actually, the staging database port is 5433, not 6432.",
+    "The staging database listens on port 6432.",
+    "Correction: the staging database listens on port 5433, not 6432.",
 )
 FILLER = "继续闲聊，" + "一些无关的填充文字。" * 30
 MEMORY_HEADER = "[长对话记忆 · long-conversation-memory"

@@ -28,6 +28,8 @@ const DEFAULT_DEADLINE_MS = 1500
 const MIN_DEADLINE_MS = 50
 const MAX_DEADLINE_MS = 60000
 const DEFAULT_COMMAND_TIMEOUT_MS = 15000
+// The most the first tool call waits for a starting sidecar (once per sidecar start).
+const TOOL_START_WAIT_MS = 5000
 const DEFAULT_START_WAIT_MS = 0
 // `niceness` > 0 runs the sidecar at a lower CPU priority than the host. Measured on a
 // busy machine: 10 cut what the sidecar's Python start adds to the host's first turn
@@ -442,6 +444,11 @@ export function apply(ctx, config = {}) {
       if (decision?.kind !== 'allow') return decision
       const sessionId = sessionIdOf(exec?.agent)
       if (!sessionId || !sidecar.alive()) return decision
+      // A configured precondition should hold from the first tool call: a sidecar still
+      // starting (turn 1 does not wait for it) gets up to TOOL_START_WAIT_MS to come up.
+      if (!sidecar.ready && !(await sidecar.whenReady(Math.max(deadlineMs, TOOL_START_WAIT_MS)))) {
+        return decision
+      }
       const answer = await sidecar.request(
         'preTool',
         { sessionId, tool: exec.name, args: exec.arguments ?? null, cwd: sessionCwd(exec.agent) },

@@ -27,11 +27,11 @@ from lcm_core.retrieval.shown import block_entries
 
 BUDGET = "这个项目的预算不超过3000元（含税）。"
 LATENCY = "The p95 latency of /invoices must stay under 180 ms when the cache is warm."
-# Today's extraction supersedes the port with this phrasing. The issue's wording,
-# "The staging database listens on port 6432." then "Correction: the staging database
-# listens on port 5433, not 6432.", needs the extraction work of issue 15.
-PORT = "Decision: the staging database port is 6432."
-CORRECTION = "Actually, the staging database port is 5433, not 6432."
+# The issue's wording: a plain fact with no cue word, then its correction by subject.
+PORT = "The staging database listens on port 6432."
+CORRECTION = "Correction: the staging database listens on port 5433, not 6432."
+# The notice marks an old value in the block's language.
+OLD_MARKERS = ("旧值", "old value")
 SETUP = (BUDGET, LATENCY, PORT, CORRECTION)
 FILLER = "继续闲聊，" + "一些无关的填充文字。" * 30
 TURNS = 50
@@ -55,7 +55,7 @@ def assert_carries_what_the_user_set(request: str) -> None:
     assert "/invoices" in request and "180 ms" in request and "when the cache is warm" in request
     assert "5433" in request
     for line in request.splitlines():
-        if "6432" in line and "旧值" not in line:
+        if "6432" in line and not any(m in line for m in OLD_MARKERS):
             # Only the correction's own words may name it, as what the port is not.
             assert re.sub(r"not 6432", "", line).count("6432") == 0, line
 
@@ -110,7 +110,7 @@ def test_what_the_user_set_survives_every_compaction_and_blocks_stay_lean(
             # Before any compaction too: no block of ours calls the old port current,
             # not even at the correction's own turn.
             for line in block.splitlines():
-                if "6432" in line and "旧值" not in line:
+                if "6432" in line and not any(m in line for m in OLD_MARKERS):
                     assert re.sub(r"not 6432", "", line).count("6432") == 0, line
             entries = set(block_entries(block))
             assert entries - earlier, "a block repeats only what an earlier block shows"
