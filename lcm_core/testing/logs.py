@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import time
 from typing import Any
 
 from lcm_core.models import AssemblyLog, ValidationLog
@@ -129,6 +130,16 @@ class LogContract(StoreContractBase):
         assert (third.attempts, third.last_error) == (3, "解析失败")
         (listed,) = store.list_pending("s1")
         assert (listed.seq, listed.attempts, listed.last_error) == (4, 3, "解析失败")
+
+    def test_pending_retry_refreshes_updated_at(self, store: MemoryStore) -> None:
+        """each retry of a pending event moves its updated_at forward; other entries keep theirs."""
+        first = store.record_pending("s1", 4, "timeout")
+        other = store.record_pending("s1", 5, "timeout")
+        time.sleep(0.01)  # timestamps have millisecond resolution
+        again = store.record_pending("s1", 4, "timeout")
+        assert again.updated_at > first.updated_at
+        listed = {p.seq: p.updated_at for p in store.list_pending("s1")}
+        assert listed == {4: again.updated_at, 5: other.updated_at}
 
     def test_pending_listing_and_clear(self, store: MemoryStore) -> None:
         """list_pending filters by session; clear_pending removes exactly one entry."""
