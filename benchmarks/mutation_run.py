@@ -23,6 +23,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -119,12 +120,16 @@ def run_one(
     source: str,
     lines: dict[int, list[str]],
     all_tests: list[str],
+    weight: dict[str, int],
     timeout: float,
 ) -> Outcome:
     """Apply one mutant in the copy, run the tests of its statement, restore the file."""
     span, in_function = statement_lines(source, mutant.line)
     if in_function:
-        selected = sorted({t for line in span for t in lines.get(line, [])})
+        # The most specific tests first (fewest traced lines): they run fastest and are
+        # the likeliest to fail, and -x stops at the first failure.
+        chosen = {t for line in span for t in lines.get(line, [])}
+        selected = sorted(chosen, key=lambda test: (weight.get(test, 0), test))
     else:
         selected = list(all_tests)  # runs at import: every test depends on it
     if not selected:
@@ -163,7 +168,13 @@ def summary(outcomes: list[Outcome], equivalent: set[str]) -> dict[str, object]:
     }
 
 
+def _stop(signum: int, frame: object) -> None:
+    """Turn SIGTERM into an exit that still removes the temporary copy."""
+    raise SystemExit(f"stopped by signal {signum}")
+
+
 def main() -> None:
+    signal.signal(signal.SIGTERM, _stop)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backend", choices=sorted(BACKENDS), required=True)
     parser.add_argument("--sample", type=int, default=200, help="mutants to run (0: all)")
@@ -200,9 +211,16 @@ def main() -> None:
         started = time.perf_counter()
         lines_by_file = trace(copy, [copy / path for path in sources], tests)
         print(f"traced the tests in {time.perf_counter() - started:.0f} s")
+        weight: dict[str, int] = {}
+        for by_line in lines_by_file.values():
+            for ids in by_line.values():
+                for test in ids:
+                    weight[test] = weight.get(test, 0) + 1
         for i, mutant in enumerate(chosen, 1):
             lines = lines_by_file.get(str(copy / mutant.path), {})
-            outcome = run_one(mutant, copy, sources[mutant.path], lines, tests, args.timeout)
+            outcome = run_one(
+                mutant, copy, sources[mutant.path], lines, tests, weight, args.timeout
+            )
             outcomes.append(outcome)
             mark = " (equivalent)" if mutant.key in equivalent else ""
             print(
