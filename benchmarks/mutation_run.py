@@ -88,9 +88,50 @@ def test_env(copy: Path) -> dict[str, str]:
     return env
 
 
-def pytest_argv(tests: list[str]) -> list[str]:
-    """A quiet pytest run of `tests` that stops at the first failure."""
-    return [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests]
+def pytest_args(tests: list[str]) -> list[str]:
+    """Options and tests of a quiet pytest run that stops at the first failure.
+
+    The store tests use no Hypothesis; loading its plugin took longer than most runs.
+    """
+    return ["-x", "-q", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", *tests]
+
+
+class Worker:
+    """The fork server (`mutation_worker.py`) running in the copy."""
+
+    def __init__(self, copy: Path) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, str(HERE / "mutation_worker.py")],
+            cwd=copy,
+            env=test_env(copy),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        self._read()
+
+    def _read(self) -> dict[str, object]:
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line:
+            sys.exit("the mutation worker stopped")
+        answer: dict[str, object] = json.loads(line)
+        return answer
+
+    def run(self, tests: list[str], timeout: float) -> int | None:
+        """Exit code of the tests, or None after `timeout` seconds."""
+        assert self.process.stdin is not None
+        request = {"args": pytest_args(tests), "timeout": timeout}
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        code = self._read()["code"]
+        return None if code is None else int(str(code))
+
+    def close(self) -> None:
+        """End the worker."""
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        self.process.wait(timeout=30)
 
 
 def trace(copy: Path, files: list[Path], tests: list[str]) -> dict[str, dict[int, list[str]]]:
@@ -99,7 +140,7 @@ def trace(copy: Path, files: list[Path], tests: list[str]) -> dict[str, dict[int
     env = test_env(copy)
     env["LCM_TRACE_FILES"] = os.pathsep.join(str(f) for f in files)
     env["LCM_TRACE_OUT"] = str(out)
-    argv = [*pytest_argv(tests), "-p", "mutation_trace"]
+    argv = [sys.executable, "-m", "pytest", *pytest_args(tests), "-p", "mutation_trace"]
     done = subprocess.run(argv, cwd=copy, env=env, capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"the unmutated tests fail; fix them first:\n{done.stdout[-3000:]}")
@@ -121,6 +162,7 @@ def run_one(
     lines: dict[int, list[str]],
     all_tests: list[str],
     weight: dict[str, int],
+    worker: Worker,
     timeout: float,
 ) -> Outcome:
     """Apply one mutant in the copy, run the tests of its statement, restore the file."""
@@ -138,16 +180,8 @@ def run_one(
     target.write_text(mutant.apply(source), encoding="utf-8")
     start = time.perf_counter()
     try:
-        done = subprocess.run(
-            pytest_argv(selected),
-            cwd=copy,
-            env=test_env(copy),
-            capture_output=True,
-            timeout=timeout,
-        )
-        status = "survived" if done.returncode == 0 else "killed"
-    except subprocess.TimeoutExpired:
-        status = "timeout"
+        code = worker.run(selected, timeout)
+        status = "timeout" if code is None else "survived" if code == 0 else "killed"
     finally:
         target.write_text(source, encoding="utf-8")
     seconds = time.perf_counter() - start
@@ -216,10 +250,11 @@ def main() -> None:
             for ids in by_line.values():
                 for test in ids:
                     weight[test] = weight.get(test, 0) + 1
+        worker = Worker(copy)
         for i, mutant in enumerate(chosen, 1):
             lines = lines_by_file.get(str(copy / mutant.path), {})
             outcome = run_one(
-                mutant, copy, sources[mutant.path], lines, tests, weight, args.timeout
+                mutant, copy, sources[mutant.path], lines, tests, weight, worker, args.timeout
             )
             outcomes.append(outcome)
             mark = " (equivalent)" if mutant.key in equivalent else ""
@@ -228,6 +263,7 @@ def main() -> None:
                 f"{mutant.key} line {mutant.line}: {mutant.old!r} -> {mutant.new!r}{mark}",
                 flush=True,
             )
+        worker.close()
     result = summary(outcomes, equivalent)
     print(json.dumps(result, indent=2, ensure_ascii=False))
     if args.json:

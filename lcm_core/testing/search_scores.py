@@ -121,3 +121,14 @@ class SearchScoreContract(StoreContractBase):
         ids = sorted(hit.item.id for hit in store.search_items("s1", [term]))
         assert ids == ["mem_long_0", "mem_long_1", "mem_long_2"]
         assert sorted(hit.event.seq for hit in store.search_events("s1", [term])) == [0, 1, 2]
+
+    def test_term_of_many_bytes_is_served(self, store: MemoryStore) -> None:
+        """a Chinese term of 17 000 characters (51 kB in UTF-8) is found and scored like any term."""
+        term = "长期记忆" * 4_250
+        store.insert_item(make_item("s1", term + "。结束", item_id="mem_zh_long"))
+        store.insert_item(make_item("s1", "短文本", item_id="mem_zh_short"))
+        store.insert_event(make_event("s1", 0, term + "。"))
+        hits = store.search_items("s1", [term, "结束"])
+        assert [hit.item.id for hit in hits] == ["mem_zh_long"]
+        assert 2.0 <= hits[0].score < 3.0
+        assert [hit.event.seq for hit in store.search_events("s1", [term])] == [0]
