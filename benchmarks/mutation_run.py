@@ -1,7 +1,7 @@
 """Mutation run of a storage backend against its tests: how many small bugs the suite catches.
 
 Usage: python benchmarks/mutation_run.py --backend sqlite|duckdb [--sample 200] [--seed 22]
-       [--timeout 120] [--files store.py,search.py] [--list] [--json OUT]
+       [--timeout 180] [--files store.py,search.py] [--only KEYS|OUT.json] [--list] [--json OUT]
 
 The tracked (and untracked, not ignored) files of the checkout are copied to a temporary
 folder once; the backend's tests run there once under a line tracer
@@ -215,6 +215,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=22)
     parser.add_argument("--timeout", type=float, default=180.0, help="seconds per mutant")
     parser.add_argument("--files", help="comma-separated file names inside the package")
+    parser.add_argument(
+        "--only", help="run just these mutants: comma-separated keys, or a --json file's survivors"
+    )
     parser.add_argument("--list", action="store_true", help="print the sample and stop")
     parser.add_argument("--json", type=Path, help="write every outcome here")
     args = parser.parse_args()
@@ -229,6 +232,11 @@ def main() -> None:
         key=lambda m: (m.path, m.start, m.key),
     )
     chosen = every if args.sample <= 0 else random.Random(args.seed).sample(every, args.sample)
+    if args.only:
+        wanted = set(args.only.split(","))
+        if Path(args.only).is_file():
+            wanted = set(json.loads(Path(args.only).read_text())["summary"]["survived"])
+        chosen = [m for m in every if m.key in wanted]
     chosen.sort(key=lambda m: (m.path, m.start, m.key))
     print(f"{len(every)} mutants in {', '.join(sources)}; running {len(chosen)} (seed {args.seed})")
     if args.list:
