@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from lcm_core.errors import StoreError
 from lcm_core.models import SCHEMA_VERSION, TABLES, ItemChange
 from lcm_core.ports import MemoryStore
 from lcm_core.testing.base import StoreContractBase
@@ -71,6 +74,14 @@ class AdminContract(StoreContractBase):
             assert rows, table
             assert all(isinstance(row, dict) and row for row in rows), table
             assert all(isinstance(key, str) for row in rows for key in row), table
+        assert len(list(store.export_rows("events"))) == POPULATED_COUNTS["events"]
+
+    def test_export_unknown_table_fails_clearly(self, store: MemoryStore) -> None:
+        """exporting a table that does not exist raises StoreError naming the known tables."""
+        populate(store, "s1")
+        with pytest.raises(StoreError) as info:
+            list(store.export_rows("events; DROP TABLE events"))
+        assert "memory_items" in str(info.value)
         assert len(list(store.export_rows("events"))) == POPULATED_COUNTS["events"]
 
     def test_export_is_stable(self, store: MemoryStore) -> None:
