@@ -120,6 +120,13 @@ def test_damaged_fts_index_is_reported(tmp_path: Path, fts: str, sql: str) -> No
     assert code == 1 and report["integrity"] == problems
 
 
+def test_wrong_schema_version_is_reported(tmp_path: Path) -> None:
+    """a file whose recorded schema version is not this code's is named by integrity_check."""
+    with SQLiteMemoryStore(tmp_path / "m.sqlite") as store:
+        store.set_meta("schema", "1")
+        assert store.integrity_check() == ["schema version is 1, expected 2"]
+
+
 def test_vacuum_shrinks_the_file_after_a_purge(tmp_path: Path) -> None:
     """after purging most rows, vacuum gives the space back and search still finds the rest."""
     path = tmp_path / "m.sqlite"
