@@ -164,6 +164,7 @@ def run_one(
     weight: dict[str, int],
     worker: Worker,
     timeout: float,
+    full_seconds: float,
 ) -> Outcome:
     """Apply one mutant in the copy, run the tests of its statement, restore the file."""
     span, in_function = statement_lines(source, mutant.line)
@@ -174,6 +175,8 @@ def run_one(
         selected = sorted(chosen, key=lambda test: (weight.get(test, 0), test))
     else:
         selected = list(all_tests)  # runs at import: every test depends on it
+        # The whole suite: a timeout here means a slow machine, not a hung mutant.
+        timeout = max(timeout, 2 * full_seconds)
     if not selected:
         return Outcome(mutant.key, mutant.line, mutant.old, mutant.new, "uncovered", 0, 0.0)
     target = copy / mutant.path
@@ -252,7 +255,8 @@ def main() -> None:
         tests = list(config["tests"])
         started = time.perf_counter()
         lines_by_file = trace(copy, [copy / path for path in sources], tests)
-        print(f"traced the tests in {time.perf_counter() - started:.0f} s")
+        full_seconds = time.perf_counter() - started
+        print(f"traced the tests in {full_seconds:.0f} s")
         weight: dict[str, int] = {}
         for by_line in lines_by_file.values():
             for ids in by_line.values():
@@ -262,7 +266,15 @@ def main() -> None:
         for i, mutant in enumerate(chosen, 1):
             lines = lines_by_file.get(str(copy / mutant.path), {})
             outcome = run_one(
-                mutant, copy, sources[mutant.path], lines, tests, weight, worker, args.timeout
+                mutant,
+                copy,
+                sources[mutant.path],
+                lines,
+                tests,
+                weight,
+                worker,
+                args.timeout,
+                full_seconds,
             )
             outcomes.append(outcome)
             mark = " (equivalent)" if mutant.key in equivalent else ""
