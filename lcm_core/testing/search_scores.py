@@ -94,23 +94,25 @@ class SearchScoreContract(StoreContractBase):
         assert store.search_events("s1", terms) == events_before
 
     def test_best_item_found_among_many_matches(self, store: MemoryStore) -> None:
-        """the best-scoring item is returned even when far more items match than the limit asks."""
+        """the best item is returned even when far more match than the limit; 100 by default."""
         for i in range(120):
             store.insert_item(make_item("s1", f"note {i:03d} mentions ab once among other words"))
         best, _ = store.insert_item(make_item("s1", "ab ab ab ab"))
         hits = store.search_items("s1", ["ab"], limit=5)
         assert len(hits) == 5 and hits[0].item.id == best.id
+        assert len(store.search_items("s1", ["ab"])) == 100  # the port's default limit
         hits = store.search_items("s1", ["mentions", "ab"], limit=3)
         assert best.id not in [hit.item.id for hit in hits]
 
     def test_best_event_found_among_many_matches(self, store: MemoryStore) -> None:
-        """the best-scoring event is returned even when far more events match than the limit asks."""
+        """the best event is returned even when far more match than the limit; 50 by default."""
         store.insert_events(
             [make_event("s1", i, f"line {i:03d}: the 构建 ran, ok") for i in range(120)]
         )
         store.insert_event(make_event("s1", 500, "构建 构建 构建 构建"))
         hits = store.search_events("s1", ["构建"], limit=4)
         assert len(hits) == 4 and hits[0].event.seq == 500
+        assert len(store.search_events("s1", ["构建"])) == 50  # the port's default limit
 
     def test_long_term_found_anywhere_in_text(self, store: MemoryStore) -> None:
         """a term over 10 000 characters is found at the start, the middle and the end of a text."""
