@@ -219,7 +219,8 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=180.0, help="seconds per mutant")
     parser.add_argument("--files", help="comma-separated file names inside the package")
     parser.add_argument(
-        "--only", help="run just these mutants: comma-separated keys, or a --json file's survivors"
+        "--only",
+        help="run just these mutants: comma-separated keys, or those a --json file did not kill",
     )
     parser.add_argument("--list", action="store_true", help="print the sample and stop")
     parser.add_argument("--json", type=Path, help="write every outcome here")
@@ -238,7 +239,8 @@ def main() -> None:
     if args.only:
         wanted = set(args.only.split(","))
         if Path(args.only).is_file():
-            wanted = set(json.loads(Path(args.only).read_text())["summary"]["survived"])
+            earlier = json.loads(Path(args.only).read_text())["outcomes"]
+            wanted = {o["key"] for o in earlier if o["status"] != "killed"}
         chosen = [m for m in every if m.key in wanted]
     chosen.sort(key=lambda m: (m.path, m.start, m.key))
     print(f"{len(every)} mutants in {', '.join(sources)}; running {len(chosen)} (seed {args.seed})")
