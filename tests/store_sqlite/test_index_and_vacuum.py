@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from lcm_adapter.cli import cli
+from lcm_core.models import ItemChange
 from lcm_core.ports import MemoryStore
 from lcm_core.testing import (
     SearchContract,
@@ -17,7 +18,7 @@ from lcm_core.testing import (
     SearchSyntaxContract,
     StoreFactory,
 )
-from lcm_core.testing.builders import CHINESE, MIXED, make_event, make_item
+from lcm_core.testing.builders import CHINESE, MIXED, lifecycle, make_event, make_item
 from lcm_store_sqlite import SQLiteMemoryStore
 
 
@@ -147,3 +148,33 @@ def test_vacuum_shrinks_the_file_after_a_purge(tmp_path: Path) -> None:
         assert {h.event.seq for h in hits} == {i for i in range(40) if i % 4 == 2}
         items = store.search_items("s2", ["docker"])
         assert items and all("docker" in hit.item.content for hit in items)
+
+
+@pytest.mark.parametrize("kind", ["events", "items"])
+def test_scan_threshold_counts_the_rows_asked_for(tmp_path: Path, kind: str) -> None:
+    """a big session is scanned when the rows of the asked-for type or status are few enough.
+
+    The index path scores a bounded candidate list, so the best row among many matches
+    is found by the scan and missed by the index: that is how the test sees which ran.
+    """
+    filler = [make_event("s1", 1000 + i, f"tool output {i}", type="tool/result") for i in range(70)]
+    notes = [f"note {i:03d} has ab once among other words" for i in range(129)]
+    for most, found in ((130, True), (129, False)):
+        store = SQLiteMemoryStore(tmp_path / f"m{most}.sqlite", scan_rows_max=most)
+        if kind == "events":
+            store.insert_events(filler)
+            store.insert_events(make_event("s1", i, text) for i, text in enumerate(notes))
+            store.insert_event(make_event("s1", 999, "ab ab ab ab"))
+            hits = store.search_events("s1", ["ab"], types=["user/message"], limit=3)
+            assert (hits[0].event.seq == 999) is found, most
+        else:
+            for i in range(70):
+                item, _ = store.insert_item(make_item("s1", f"retracted {i}"))
+                store.update_item(
+                    item.id, ItemChange(status="retracted"), lifecycle(item, "retracted")
+                )
+            for text in [*notes, "ab ab ab ab"]:
+                store.insert_item(make_item("s1", text))
+            hits = store.search_items("s1", ["ab"], limit=3)
+            assert (hits[0].item.content == "ab ab ab ab") is found, most
+        store.close()
