@@ -139,7 +139,11 @@ def test_vacuum_shrinks_the_file_after_a_purge(tmp_path: Path) -> None:
     with SQLiteMemoryStore(path) as store:
         store.vacuum()
     vacuumed = path.stat().st_size
-    assert vacuumed < purged / 4, (purged, vacuumed)
+    # A file that only ever held the remaining rows is the floor; allow a few pages more.
+    with SQLiteMemoryStore(tmp_path / "fresh.sqlite") as fresh:
+        _fill(fresh, "s2", 40)
+    floor = (tmp_path / "fresh.sqlite").stat().st_size
+    assert vacuumed < purged / 4 and vacuumed <= floor + 8 * 4096, (purged, vacuumed, floor)
     # VACUUM renumbers rowids; the rebuilt indexes must point at the right rows.
     with SQLiteMemoryStore(path, scan_rows_max=0) as store:
         assert store.integrity_check() == []
