@@ -2,6 +2,7 @@
 
 Usage: python benchmarks/mutation_run.py --backend sqlite|duckdb [--sample 200] [--seed 22]
        [--timeout 180] [--files store.py,search.py] [--only KEYS|OUT.json] [--list] [--json OUT]
+       python benchmarks/mutation_run.py --summarize OUT.json [RERUN.json ...]
 
 The tracked (and untracked, not ignored) files of the checkout are copied to a temporary
 folder once; the backend's tests run there once under a line tracer
@@ -213,7 +214,13 @@ def _stop(signum: int, frame: object) -> None:
 def main() -> None:
     signal.signal(signal.SIGTERM, _stop)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--backend", choices=sorted(BACKENDS), required=True)
+    parser.add_argument("--backend", choices=sorted(BACKENDS))
+    parser.add_argument(
+        "--summarize",
+        nargs="+",
+        type=Path,
+        help="print the score of earlier --json files (a later file's outcome wins) and stop",
+    )
     parser.add_argument("--sample", type=int, default=200, help="mutants to run (0: all)")
     parser.add_argument("--seed", type=int, default=22)
     parser.add_argument("--timeout", type=float, default=180.0, help="seconds per mutant")
@@ -225,6 +232,15 @@ def main() -> None:
     parser.add_argument("--list", action="store_true", help="print the sample and stop")
     parser.add_argument("--json", type=Path, help="write every outcome here")
     args = parser.parse_args()
+    if args.summarize:
+        merged: dict[str, Outcome] = {}
+        for path in args.summarize:
+            for raw in json.loads(path.read_text())["outcomes"]:
+                merged[raw["key"]] = Outcome(**raw)
+        print(json.dumps(summary(list(merged.values()), equivalent_keys()), indent=2))
+        return
+    if args.backend is None:
+        parser.error("--backend is required")
 
     config = BACKENDS[args.backend]
     package = str(config["package"])
