@@ -119,6 +119,17 @@ class TransactionContract(StoreContractBase):
         for table in TABLES:
             assert after[table] == before[table], table
 
+    def test_failed_insert_inside_transaction_keeps_outer(self, store: MemoryStore) -> None:
+        """an insert_item of a taken id, caught inside a transaction, undoes only itself."""
+        store.insert_item(make_item("s1", "first content", item_id="mem_x"))
+        with store.transaction():
+            store.insert_event(make_event("s1", 1, "kept"))
+            with pytest.raises(StoreConflictError):
+                store.insert_item(make_item("s1", "其他内容", item_id="mem_x"))
+            store.insert_event(make_event("s1", 2, "kept too"))
+        assert [e.seq for e in store.list_events("s1")] == [1, 2]
+        assert [i.content for i in store.list_items("s1")] == ["first content"]
+
     def test_failed_update_inside_transaction_keeps_outer(self, store: MemoryStore) -> None:
         """a conflicting update_item caught inside a transaction undoes only itself."""
         old, _ = store.insert_item(make_item("s1", "twin claim", item_id="mem_old"))
