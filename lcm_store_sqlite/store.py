@@ -48,8 +48,14 @@ _INSERT_ITEM = (
 class SQLiteMemoryStore(RecordsMixin):
     """A `MemoryStore` on one SQLite file (or `:memory:`), schema v2, WAL mode."""
 
-    def __init__(self, location: str | Path) -> None:
+    def __init__(self, location: str | Path, *, scan_rows_max: int = SCAN_ROWS_MAX) -> None:
+        """Open (creating or migrating) the database; `scan_rows_max` sets the search path.
+
+        A session-scoped search over at most `scan_rows_max` rows scans them; a bigger
+        scope uses the FTS index. Tests set it to 0 to exercise the index path on small data.
+        """
         self._db = Connection(str(location))
+        self._scan_rows_max = scan_rows_max
         self.url = store_url("sqlite", ":memory:" if self._db.in_memory else location)
         self.path: Path | None = None if self._db.in_memory else Path(location)
 
@@ -393,7 +399,7 @@ class SQLiteMemoryStore(RecordsMixin):
         where = "".join(f" AND {clause}" for clause in filters)
         with self._db.guarded(f"search {table}") as raw:
             scope = self._scope_rows(raw, table, filters, params)
-            if self._scannable(raw, table, filters, params, scope):
+            if self._scannable(raw, table, filters, params, scope, self._scan_rows_max):
                 # Score every match from its text alone, then read whole rows only for
                 # the best `limit` (and any tied with the last): common terms can match
                 # hundreds of rows, and building each one is the slow part.
@@ -437,12 +443,17 @@ class SQLiteMemoryStore(RecordsMixin):
 
     @staticmethod
     def _scannable(
-        raw: sqlite3.Connection, table: str, filters: list[str], params: list[Any], scope: int
+        raw: sqlite3.Connection,
+        table: str,
+        filters: list[str],
+        params: list[Any],
+        scope: int,
+        most: int,
     ) -> bool:
-        """Whether the rows the filters leave in one session are few enough to scan."""
+        """Whether the rows the filters leave in one session are at most `most`, to scan."""
         if not filters or filters[0] != "t.session_id = ?":
             return False
-        if scope <= SCAN_ROWS_MAX:
+        if scope <= most:
             return True
         if len(filters) == 1:
             return False
@@ -452,7 +463,7 @@ class SQLiteMemoryStore(RecordsMixin):
             f"SELECT COUNT(*) FROM (SELECT 1 FROM {table} AS t "
             f"WHERE {' AND '.join(filters)} LIMIT ?)"
         )
-        return int(raw.execute(sql, (*params, SCAN_ROWS_MAX + 1)).fetchone()[0]) <= SCAN_ROWS_MAX
+        return int(raw.execute(sql, (*params, most + 1)).fetchone()[0]) <= most
 
     @staticmethod
     def _like_rows(
@@ -517,11 +528,20 @@ class SQLiteMemoryStore(RecordsMixin):
 
     # --- extras ------------------------------------------------------------------
     def vacuum(self) -> None:
-        """Reclaim free pages, then rebuild the FTS indexes (VACUUM may renumber rowids)."""
+        """Reclaim free pages, rebuilding the FTS indexes in between (VACUUM may renumber rowids).
+
+        FTS5 keeps a deleted row's postings until its segments merge, so after a purge the
+        first VACUUM still copies them; the rebuild writes a compact index and frees the
+        old one, and the second VACUUM gives those pages back. SQLite 3.40 keeps rowids
+        through VACUUM; tests/store_sqlite/test_index_and_vacuum.py searches through the
+        index afterwards, so a version that renumbers twice would be caught.
+        """
         with self._db.guarded("vacuum") as raw:
             raw.execute("VACUUM")
-            raw.execute("INSERT INTO events_fts (events_fts) VALUES ('rebuild')")
-            raw.execute("INSERT INTO memory_fts (memory_fts) VALUES ('rebuild')")
+            with self._db.transaction():
+                raw.execute("INSERT INTO events_fts (events_fts) VALUES ('rebuild')")
+                raw.execute("INSERT INTO memory_fts (memory_fts) VALUES ('rebuild')")
+            raw.execute("VACUUM")
 
     def backup(self, path: Path) -> None:
         """Write a consistent copy of the database to `path`."""

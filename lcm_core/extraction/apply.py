@@ -82,6 +82,9 @@ class ActiveItems:
     def _loaded(self) -> dict[str, TargetView]:
         if self._items is None:
             listed = self._store.list_items(self._session_id, statuses=("active",))
+            # Newest by the conversation's order, not the clock: two items written in the
+            # same millisecond must still index the later statement last.
+            listed.sort(key=lambda i: -1 if i.derived_from_seq is None else i.derived_from_seq)
             self._items = {i.id: target_view(i) for i in listed if i.kind != "proposal"}
             self._subjects, self._key_of = {}, {}
             for view in self._items.values():

@@ -165,7 +165,9 @@ class SessionStore(Protocol):
         """Queue (or re-queue) an event whose extraction failed; attempts grows by one."""
         ...
 
-    def list_pending(self, session_id: str | None = None) -> list[PendingExtraction]: ...
+    def list_pending(self, session_id: str | None = None) -> list[PendingExtraction]:
+        """Queued events ordered by session id, then seq."""
+        ...
 
     def clear_pending(self, session_id: str, seq: int) -> None: ...
 
@@ -245,7 +247,10 @@ class AdminStore(Protocol):
         ...
 
     def export_rows(self, table: str, *, session_id: str | None = None) -> Iterator[dict[str, Any]]:
-        """Stream the rows of one table as column -> value, in a stable order."""
+        """Stream the rows of one table as column -> value, in a stable order.
+
+        A table not in `TABLES` raises `StoreError` naming the known tables.
+        """
         ...
 
     def purge_session(self, session_id: str) -> dict[str, int]:

@@ -31,6 +31,7 @@ pytest.register_assert_rewrite(
     "lcm_core.testing.logs",
     "lcm_core.testing.parity",
     "lcm_core.testing.search",
+    "lcm_core.testing.search_scores",
     "lcm_core.testing.search_syntax",
     "lcm_core.testing.skills",
     "lcm_core.testing.state",
@@ -50,6 +51,7 @@ from lcm_core.testing.items import ItemContract  # noqa: E402
 from lcm_core.testing.lifecycle import LifecycleContract  # noqa: E402
 from lcm_core.testing.logs import LogContract  # noqa: E402
 from lcm_core.testing.search import SearchContract  # noqa: E402
+from lcm_core.testing.search_scores import SearchScoreContract  # noqa: E402
 from lcm_core.testing.search_syntax import SearchSyntaxContract  # noqa: E402
 from lcm_core.testing.skills import SkillContract  # noqa: E402
 from lcm_core.testing.state import StateContract  # noqa: E402
@@ -62,6 +64,7 @@ class StoreContractSuite(
     ItemContract,
     LifecycleContract,
     SearchContract,
+    SearchScoreContract,
     SearchSyntaxContract,
     StateContract,
     SkillContract,
@@ -82,6 +85,7 @@ __all__ = [
     "LogContract",
     "PersistenceContract",
     "SearchContract",
+    "SearchScoreContract",
     "SearchSyntaxContract",
     "SkillContract",
     "StateContract",

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
-from lcm_core.store.models import SCHEMA_VERSION, TABLES
+import pytest
+
+from lcm_core.store.errors import StoreError
+from lcm_core.store.models import SCHEMA_VERSION, TABLES, ItemChange
 from lcm_core.store.ports import MemoryStore
 from lcm_core.testing.base import StoreContractBase
-from lcm_core.testing.builders import POPULATED_COUNTS, make_event, make_item, populate
+from lcm_core.testing.builders import (
+    POPULATED_COUNTS,
+    lifecycle,
+    make_event,
+    make_item,
+    populate,
+    supersede,
+)
 
 # Tables whose rows belong to a session (the others are global).
 SESSION_TABLES = tuple(POPULATED_COUNTS)
@@ -64,6 +74,14 @@ class AdminContract(StoreContractBase):
             assert rows, table
             assert all(isinstance(row, dict) and row for row in rows), table
             assert all(isinstance(key, str) for row in rows for key in row), table
+        assert len(list(store.export_rows("events"))) == POPULATED_COUNTS["events"]
+
+    def test_export_unknown_table_fails_clearly(self, store: MemoryStore) -> None:
+        """exporting a table that does not exist raises StoreError naming the known tables."""
+        populate(store, "s1")
+        with pytest.raises(StoreError) as info:
+            list(store.export_rows("events; DROP TABLE events"))
+        assert "memory_items" in str(info.value)
         assert len(list(store.export_rows("events"))) == POPULATED_COUNTS["events"]
 
     def test_export_is_stable(self, store: MemoryStore) -> None:
@@ -138,3 +156,30 @@ class AdminContract(StoreContractBase):
         assert store.integrity_check() == []
         store.purge_session("s1")
         assert store.integrity_check() == []
+
+    def test_integrity_check_accepts_supersession(self, store: MemoryStore) -> None:
+        """a store with superseded items, a chain and a cleared link, is healthy."""
+        old, _ = store.insert_item(make_item("s1", "deadline is monday"))
+        mid, _ = store.insert_item(make_item("s1", "deadline is tuesday"))
+        new, _ = store.insert_item(make_item("s1", "截止日期是周三"))
+        supersede(store, old, mid)
+        supersede(store, mid, new)
+        assert store.integrity_check() == []
+        store.update_item(
+            mid.id,
+            ItemChange(status="active", clear_superseded_by=True),
+            lifecycle(mid, "restored"),
+        )
+        assert store.integrity_check() == []
+
+    def test_integrity_check_reports_missing_successor(self, store: MemoryStore) -> None:
+        """a supersession link to an item that does not exist is reported, naming one problem."""
+        old, _ = store.insert_item(make_item("s1", "deadline is monday"))
+        store.insert_item(make_item("s1", "budget is 3000"))
+        store.update_item(
+            old.id,
+            ItemChange(status="superseded", superseded_by="mem_missing"),
+            lifecycle(old, "superseded", by="mem_missing"),
+        )
+        problems = store.integrity_check()
+        assert len(problems) == 1 and isinstance(problems[0], str) and problems[0], problems

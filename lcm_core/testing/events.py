@@ -122,10 +122,14 @@ class EventContract(StoreContractBase):
         store.insert_events([make_event("s1", seq) for seq in range(6)])
         assert [e.seq for e in store.list_events("s1", limit=2)] == [0, 1]
         assert [e.seq for e in store.list_events("s1", start_seq=2, limit=3)] == [2, 3, 4]
+        assert store.list_events("s1", limit=0) == []
 
     def test_get_events_returns_existing_in_seq_order(self, store: MemoryStore) -> None:
         """get_events returns the named events that exist, in seq order, skipping missing seqs."""
-        store.insert_events([make_event("s1", seq) for seq in range(5)])
+        # Written out of seq order, with types that sort another way.
+        kinds = {4: "assistant/message", 0: "user/message", 2: "tool/result", 1: "tool/call"}
+        store.insert_events([make_event("s1", seq, type=kind) for seq, kind in kinds.items()])
+        store.insert_event(make_event("s1", 3))
         store.insert_event(make_event("s2", 7))
         assert [e.seq for e in store.get_events("s1", [4, 0, 99, 2, 7])] == [0, 2, 4]
         assert store.get_events("s1", []) == []

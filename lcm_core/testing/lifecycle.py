@@ -129,6 +129,18 @@ class LifecycleContract(StoreContractBase):
         assert updated.supersedes == ("mem_prev",) and updated.source_refs == ("seq:9",)
         assert updated.evidence_type == "inferred" and updated.kind == item.kind
 
+    def test_change_without_link_keeps_successor(self, store: MemoryStore) -> None:
+        """a change naming no successor keeps a superseded item's link to its successor."""
+        old, _ = store.insert_item(make_item("s1", "端口是 3000"))
+        new, _ = store.insert_item(make_item("s1", "端口是 8080"))
+        supersede(store, old, new)
+        updated = store.update_item(
+            old.id, ItemChange(evidence_type="user_explicit"), lifecycle(old, "promoted")
+        )
+        assert updated.superseded_by == new.id
+        stored = store.get_item(old.id)
+        assert stored is not None and stored.superseded_by == new.id
+
     def test_lifecycle_rows_in_write_order(self, store: MemoryStore) -> None:
         """list_memory_events returns rows in the order they were written, with ids assigned."""
         a, _ = store.insert_item(make_item("s1", "alpha", item_id="mem_a"))

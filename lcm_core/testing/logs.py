@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import time
 from typing import Any
 
 from lcm_core.store.models import AssemblyLog, ValidationLog
@@ -129,6 +130,33 @@ class LogContract(StoreContractBase):
         assert (third.attempts, third.last_error) == (3, "解析失败")
         (listed,) = store.list_pending("s1")
         assert (listed.seq, listed.attempts, listed.last_error) == (4, 3, "解析失败")
+
+    def test_pending_retry_refreshes_updated_at(self, store: MemoryStore) -> None:
+        """each retry of a pending event moves its updated_at forward; other entries keep theirs."""
+        first = store.record_pending("s1", 4, "timeout")
+        other = store.record_pending("s1", 5, "timeout")
+        time.sleep(0.01)  # timestamps have millisecond resolution
+        again = store.record_pending("s1", 4, "timeout")
+        assert again.updated_at > first.updated_at
+        listed = {p.seq: p.updated_at for p in store.list_pending("s1")}
+        assert listed == {4: again.updated_at, 5: other.updated_at}
+
+    def test_pending_listed_by_session_then_seq(self, store: MemoryStore) -> None:
+        """list_pending orders entries by session id, then seq, whatever the order recorded."""
+        for session_id, seq in (("s2", 1), ("s1", 9), ("s1", 2), ("s10", 0), ("s2", 0)):
+            store.record_pending(session_id, seq, "e")
+        listed = [(p.session_id, p.seq) for p in store.list_pending()]
+        assert listed == [("s1", 2), ("s1", 9), ("s10", 0), ("s2", 0), ("s2", 1)]
+        assert [p.seq for p in store.list_pending("s1")] == [2, 9]
+
+    def test_log_limit_zero_lists_nothing(self, store: MemoryStore) -> None:
+        """a limit of zero (or less) lists no assembly or validation log."""
+        store.add_assembly_log(assembly("s1", 1), retention=10)
+        store.add_validation_log(ValidationLog("s1", "reply", ok=True, event_seq=1))
+        for limit in (0, -3):
+            assert store.list_assembly_logs("s1", limit=limit) == []
+            assert store.list_validation_logs("s1", limit=limit) == []
+        assert len(store.list_validation_logs("s1", limit=1)) == 1
 
     def test_pending_listing_and_clear(self, store: MemoryStore) -> None:
         """list_pending filters by session; clear_pending removes exactly one entry."""

@@ -66,6 +66,9 @@ class SkillContract(StoreContractBase):
         assert [v.supersedes for v in listed] == [None, v1.id, v2.id]
         assert len({v.id for v in listed}) == 3
         assert store.list_skill_versions("missing") == []
+        # Versions numbered alike (a skill file edited twice at one version) keep their order.
+        again = store.add_skill_version(version("deploy", "three, edited", 3))
+        assert store.list_skill_versions("deploy") == [v1, v2, v3, again]
 
     def test_skill_file_round_trip(self, store: MemoryStore) -> None:
         """a skill file comes back as written; an unknown name gives None."""
@@ -94,10 +97,10 @@ class SkillContract(StoreContractBase):
         assert store.list_skill_files() == [second]
 
     def test_list_skill_files(self, store: MemoryStore) -> None:
-        """list_skill_files returns every skill file once."""
-        for name in ("zeta", "alpha", "mid"):
+        """list_skill_files returns every skill file once, ordered by name."""
+        for name in ("zeta", "alpha", "部署", "mid"):
             store.put_skill_file(SkillFile(name, f"/{name}.md", None, 1, updated_at=T0))
-        assert sorted(s.name for s in store.list_skill_files()) == ["alpha", "mid", "zeta"]
+        assert [s.name for s in store.list_skill_files()] == ["alpha", "mid", "zeta", "部署"]
 
     def test_rule_round_trip(self, store: MemoryStore) -> None:
         """a rule comes back with every field as written, scope JSON included."""
@@ -125,11 +128,21 @@ class SkillContract(StoreContractBase):
         assert len(listed) == 2
         assert [r for r in listed if r.rule_key == "r1"] == [newer]
 
+    def test_rule_upsert_replaces_by_key_whatever_the_id(self, store: MemoryStore) -> None:
+        """a rule with the key of a stored one but another id replaces it; other skills keep theirs."""
+        store.upsert_rule(rule("deploy", "r1", "old text", updated_at=T0))
+        store.upsert_rule(rule("review", "r1", "review rule", updated_at=T0))
+        renamed = dataclasses.replace(rule("deploy", "r1", "new text", updated_at=T0), id="new-id")
+        store.upsert_rule(renamed)
+        assert store.list_rules(skill_name="deploy") == [renamed]
+        assert [r.text for r in store.list_rules(skill_name="review")] == ["review rule"]
+
     def test_list_rules_order(self, store: MemoryStore) -> None:
         """list_rules orders by skill name, then source line, then rule key."""
         store.upsert_rule(rule("beta", "k1", source_line=1))
-        store.upsert_rule(rule("alpha", "zz", source_line=2))
-        store.upsert_rule(rule("alpha", "bb", source_line=2))
+        # Texts sort the other way from keys, so only the key can order the tie.
+        store.upsert_rule(rule("alpha", "zz", "a first by text", source_line=2))
+        store.upsert_rule(rule("alpha", "bb", "z last by text", source_line=2))
         store.upsert_rule(rule("alpha", "yy", source_line=1))
         keys = [(r.skill_name, r.rule_key) for r in store.list_rules()]
         assert keys == [("alpha", "yy"), ("alpha", "bb"), ("alpha", "zz"), ("beta", "k1")]
@@ -152,8 +165,9 @@ class SkillContract(StoreContractBase):
         empty = RuleOverride("beta:on", updated_at=T0)
         store.put_rule_override(full)
         store.put_rule_override(empty)
-        listed = sorted(store.list_rule_overrides(), key=lambda o: o.rule_id)
-        assert listed == [full, empty]
+        store.put_rule_override(RuleOverride("aaa:first", updated_at=T0))
+        listed = store.list_rule_overrides()
+        assert listed == [RuleOverride("aaa:first", updated_at=T0), full, empty]
 
     def test_rule_override_put_replaces(self, store: MemoryStore) -> None:
         """a second override of the same rule id replaces the first."""

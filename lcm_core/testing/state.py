@@ -99,6 +99,22 @@ class StateContract(StoreContractBase):
         again = store.get_session("s1")
         assert again is not None and again.created_at == T0 and again.cwd == "/c"
 
+    def test_session_upsert_replaces_every_field(self, store: MemoryStore) -> None:
+        """re-upserting a session replaces every field but created_at, flags and origin included."""
+        store.upsert_session(
+            Session(
+                "s1", "/a", "p", "cli", "1.0", memory_enabled=True, created_at=T0, updated_at=T0
+            )
+        )
+        second = Session(
+            "s1", "/b", "项目", "dsh", "2.0", memory_enabled=False, created_at=T2, updated_at=T1
+        )
+        store.upsert_session(second)
+        assert store.get_session("s1") == dataclasses.replace(second, created_at=T0)
+        store.upsert_session(dataclasses.replace(second, memory_enabled=True, updated_at=T2))
+        again = store.get_session("s1")
+        assert again is not None and again.memory_enabled is True and again.updated_at == T2
+
     def test_session_timestamps_filled(self, store: MemoryStore) -> None:
         """a session written without timestamps gets both from the store."""
         store.upsert_session(Session("s1"))
@@ -115,6 +131,14 @@ class StateContract(StoreContractBase):
             Session("s_old", created_at=T0, updated_at="2025-02-01T00:00:00.000+00:00")
         )
         assert store.list_sessions()[0].session_id == "s_old"
+
+    def test_sessions_tied_on_update_listed_by_id(self, store: MemoryStore) -> None:
+        """sessions updated at the same moment are listed in session id order."""
+        for session_id in ("s_b", "s_c", "s_a"):
+            store.upsert_session(Session(session_id, created_at=T0, updated_at=T1))
+        store.upsert_session(Session("s_z", created_at=T0, updated_at=T2))
+        listed = [s.session_id for s in store.list_sessions()]
+        assert listed == ["s_z", "s_a", "s_b", "s_c"]
 
     def test_state_is_per_session(self, store: MemoryStore) -> None:
         """writing one session's task state and checkpoint leaves other sessions alone."""

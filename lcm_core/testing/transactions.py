@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import cast
 
 import pytest
 
 from lcm_core.store.errors import StoreConflictError
-from lcm_core.store.models import SCHEMA_VERSION, ArchiveEntry, ItemChange, TaskState
+from lcm_core.store.models import (
+    SCHEMA_VERSION,
+    TABLES,
+    ArchiveEntry,
+    AssemblyLog,
+    Checkpoint,
+    ItemChange,
+    RuleOverride,
+    Session,
+    TaskState,
+)
 from lcm_core.store.ports import MemoryStore, SupportsBackup, SupportsSharedFile, SupportsVacuum
 from lcm_core.testing.base import StoreContractBase, StoreFactory, require
 from lcm_core.testing.builders import CHINESE, lifecycle, make_event, make_item, populate, supersede
@@ -80,6 +91,44 @@ class TransactionContract(StoreContractBase):
             store.insert_event(make_event("s1", 3, "outer after"))
         assert [e.seq for e in store.list_events("s1")] == [1, 3]
         assert store.list_items() == [] and store.list_memory_events() == []
+
+    def test_caught_inner_failure_restores_replaced_rows(self, store: MemoryStore) -> None:
+        """a caught inner failure restores every row its writes replaced, pruned or deleted."""
+        populate(store, "s1")
+        populate(store, "s2")
+        before = {table: list(store.export_rows(table)) for table in TABLES}
+        with store.transaction():
+            try:
+                with store.transaction():
+                    store.add_assembly_log(AssemblyLog("s1", "pre-step", 100, 5), retention=1)
+                    store.record_pending("s1", 1, "again")
+                    store.put_task_state(TaskState("s1", goal="replaced"))
+                    store.put_checkpoint(Checkpoint("s1", last_event_seq=99))
+                    store.upsert_session(Session("s1", cwd="/elsewhere"))
+                    store.set_meta("test.populated.s1", "changed")
+                    store.put_archive(ArchiveEntry("s1", "seq:9", CHINESE))
+                    for rule in store.list_rules(skill_name="skill-s1"):
+                        store.upsert_rule(dataclasses.replace(rule, id="other", text="new"))
+                    store.put_rule_override(RuleOverride("rule-s1", category="style"))
+                    store.clear_pending("s2", 1)
+                    store.purge_session("s2")
+                    raise Boom
+            except Boom:
+                pass
+        after = {table: list(store.export_rows(table)) for table in TABLES}
+        for table in TABLES:
+            assert after[table] == before[table], table
+
+    def test_failed_insert_inside_transaction_keeps_outer(self, store: MemoryStore) -> None:
+        """an insert_item of a taken id, caught inside a transaction, undoes only itself."""
+        store.insert_item(make_item("s1", "first content", item_id="mem_x"))
+        with store.transaction():
+            store.insert_event(make_event("s1", 1, "kept"))
+            with pytest.raises(StoreConflictError):
+                store.insert_item(make_item("s1", "其他内容", item_id="mem_x"))
+            store.insert_event(make_event("s1", 2, "kept too"))
+        assert [e.seq for e in store.list_events("s1")] == [1, 2]
+        assert [i.content for i in store.list_items("s1")] == ["first content"]
 
     def test_failed_update_inside_transaction_keeps_outer(self, store: MemoryStore) -> None:
         """a conflicting update_item caught inside a transaction undoes only itself."""
