@@ -82,6 +82,36 @@ def sessions_by_project(store: MemoryStore) -> dict[str, list[Session]]:
     return dict(sorted(grouped.items()))
 
 
+@dataclass(frozen=True, slots=True)
+class ProjectSummary:
+    """A session's project as `status` shows it: id, folder, scope and its sessions."""
+
+    project: str | None
+    cwd: str | None
+    scope: str
+    sessions: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "project": self.project,
+            "cwd": self.cwd,
+            "scope": self.scope,
+            "sessions": list(self.sessions),
+        }
+
+
+def project_summary(store: MemoryStore, session_id: str, config: Config) -> ProjectSummary:
+    """The session's project, folder, `memory.scope` and the project's sessions (this one first)."""
+    session = store.get_session(session_id)
+    others = tuple(s.session_id for s in sibling_sessions(store, session_id))
+    return ProjectSummary(
+        session.project if session is not None else None,
+        session.cwd if session is not None else None,
+        config.memory.scope,
+        (session_id, *others) if session is not None and session.project else (session_id,),
+    )
+
+
 SCOPES: Final = ("session", "project", "all")
 
 

@@ -77,19 +77,20 @@ def record_project(
     A session keeps the project it was first given unless the user's id changes it, so
     a later event from another directory does not move its memory to another project.
     """
-    now = (clock or utc_now_iso)()
-    current = store.get_session(session_id) or Session(session_id, created_at=now)
+    current = store.get_session(session_id)
     project = project_identity(cwd, configured)
-    if current.project and not configured.strip():
-        project = current.project
-    if project is None and current.project is None:
-        return current
-    updated = replace(
-        current,
-        cwd=normalised_dir(cwd) if cwd and cwd.strip() else current.cwd,
-        project=project or current.project,
-        updated_at=now,
-    )
-    if updated != current:
-        store.upsert_session(updated)
+    folder = normalised_dir(cwd) if cwd and cwd.strip() else None
+    if current is not None and current.project and not configured.strip():
+        project, folder = current.project, current.cwd or folder
+    if current is not None:
+        folder = folder or current.cwd
+        project = project or current.project
+        if (current.cwd, current.project) == (folder, project):
+            return current  # nothing new: no write
+    elif project is None:
+        return Session(session_id)  # nothing to record about an unknown session
+    now = (clock or utc_now_iso)()
+    base = current if current is not None else Session(session_id, created_at=now)
+    updated = replace(base, cwd=folder, project=project, updated_at=now)
+    store.upsert_session(updated)
     return updated
