@@ -165,7 +165,15 @@ class LexicalRetriever:
                         score = max(score, turns[seq].relevance)
                 items.append((hit.item, score))
             if project_scope(config):
-                items = self._with_project(store, session_id, filters, items, corpus, terms, tokens)
+                kept = self._with_project(store, session_id, filters, items, corpus, terms, tokens)
+                # This session's statements a newer one of the project replaced are old
+                # values now: their turns are no current raw evidence either.
+                kept_ids = {item.id for item, _ in kept}
+                for item, _ in items:
+                    if item.id not in kept_ids:
+                        for seq in _source_seqs(item):
+                            turns.pop(seq, None)
+                items = kept
         return Pool(terms, corpus, tuple(items), turns, asks_for_norm(text), session_id=session_id)
 
     @staticmethod
