@@ -31,7 +31,7 @@ PROJECT_FACTOR: Final = 0.8
 # Other sessions read per query, the most recently updated first (bounds the cost).
 MAX_SESSIONS: Final = 50
 # Items read per other session per query.
-ITEMS_PER_SESSION: Final = 20
+ITEMS_PER_SESSION: Final = 8
 
 
 def project_scope(config: Config) -> bool:
@@ -56,17 +56,30 @@ def sibling_sessions(store: SessionStore, session_id: str) -> list[Session]:
 
 def project_items(
     store: ItemStore,
+    session_id: str,
     siblings: Sequence[Session],
     filters: Sequence[str],
     *,
     limit: int = ITEMS_PER_SESSION,
 ) -> list[MemoryItem]:
-    """The durable items of the sibling sessions whose content matches any filter term."""
-    found: list[MemoryItem] = []
-    for sibling in siblings:
-        hits = store.search_items(sibling.session_id, filters, statuses=("active",), limit=limit)
-        found.extend(hit.item for hit in hits if is_durable(hit.item))
-    return found
+    """The durable items of the sibling sessions whose content matches any filter term.
+
+    One search over the whole store answers when it holds only this project's matches
+    (every match, or a full list of this project's best): the per-session search costs
+    one query per session. Otherwise each sibling is searched on its own, `limit` items
+    each, so another project's matches can never crowd this project's out.
+    """
+    mine = {s.session_id for s in siblings}
+    wanted = limit * len(siblings) + limit
+    hits = store.search_items(None, filters, statuses=("active",), limit=wanted)
+    if len(hits) < wanted or all(h.item.session_id in mine | {session_id} for h in hits):
+        found = [h.item for h in hits if h.item.session_id in mine]
+    else:
+        found = []
+        for sibling in siblings:
+            per = store.search_items(sibling.session_id, filters, statuses=("active",), limit=limit)
+            found.extend(h.item for h in per)
+    return [item for item in found if is_durable(item)]
 
 
 def durable_of(store: ItemStore, siblings: Iterable[Session]) -> list[MemoryItem]:

@@ -194,7 +194,7 @@ class LexicalRetriever:
         siblings = sibling_sessions(store, session_id)
         if not siblings:
             return items
-        found = project_items(store, siblings, filters)
+        found = project_items(store, session_id, siblings, filters)
         merged = items + [
             (item, PROJECT_FACTOR * bm25(tokens(item.content), terms, corpus)) for item in found
         ]
