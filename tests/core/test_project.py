@@ -152,3 +152,21 @@ def test_project_summary_for_status(new_script: Any, tmp_path: Path) -> None:
         "scope": "project",
         "sessions": ["a", "b"],
     }
+
+
+def test_a_crowded_store_never_hides_the_project(new_script: Any, tmp_path: Path) -> None:
+    """Many matches in another project: this project's item is still found, theirs never."""
+    a = new_script("a")
+    record_project(a.store, "a", str(tmp_path / "app"))
+    record_project(a.store, "b", str(tmp_path / "app"))
+    record_project(a.store, "x", str(tmp_path / "elsewhere"))
+    a.user(1, "hello")
+    b = type(a)(a.store, "b")
+    b.user(1, "Deploy only to the Shanghai region.")
+    b.item("Deploy only to the Shanghai region", [1], kind="constraint")
+    x = type(a)(a.store, "x")
+    for seq in range(1, 41):
+        x.user(seq, f"deploy region note {seq}")
+        x.item(f"deploy region, deploy region {seq}", [seq], kind="constraint")
+    found = usecases.search(a.store, "a", "deploy region", PROJECT, 20, "project")
+    assert [r.item.session_id for r in found.items] == ["b"]
