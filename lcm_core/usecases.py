@@ -74,14 +74,6 @@ def needs_project(store: MemoryStore, session_id: str) -> bool:
     return session is None or not session.project
 
 
-def sessions_by_project(store: MemoryStore) -> dict[str, list[Session]]:
-    """Sessions grouped by project ("" for none), projects by name, newest session first."""
-    grouped: dict[str, list[Session]] = {}
-    for session in store.list_sessions():
-        grouped.setdefault(session.project or "", []).append(session)
-    return dict(sorted(grouped.items()))
-
-
 @dataclass(frozen=True, slots=True)
 class ProjectSummary:
     """A session's project as `status` shows it: id, folder, scope and its sessions."""
