@@ -72,6 +72,11 @@ def _short(text: str) -> str:
     return text if len(text) <= MAX_ERROR_CHARS else text[: MAX_ERROR_CHARS - 1] + "…"
 
 
+def configured_project(config: Config) -> str:
+    """The project id the user set: `$LCM_PROJECT`, else `memory.project` ("" for none)."""
+    return os.environ.get("LCM_PROJECT", "").strip() or config.memory.project.strip()
+
+
 @dataclass(slots=True)
 class MemoryRuntime:
     """Capture, extraction, assembly, preconditions and commands over one store."""
@@ -127,6 +132,8 @@ class MemoryRuntime:
     ) -> None:
         self.stats.events += report.received
         self.stats.inserted += report.inserted
+        if report.inserted:
+            self._note_project(session_id)
         if report.errors:
             self.stats.capture_errors += len(report.errors)
             self._note_error(f"capture: {report.errors[0].reason}")
@@ -146,6 +153,23 @@ class MemoryRuntime:
             except Exception as exc:
                 self.stats.validation_errors += 1
                 self._note_error(f"validation: {exc!r}")
+
+    def note_cwd(self, session_id: str, cwd: str | None) -> None:
+        """Record the session's working folder and project (a log header's `cwd`); never raises."""
+        try:
+            usecases.record_project(self.store, session_id, cwd, configured_project(self.config))
+        except Exception as exc:
+            self._note_error(f"project: {exc!r}")
+
+    def _note_project(self, session_id: str) -> None:
+        """Give a session its project the first time it is captured (from `cwd` or the id set)."""
+        try:
+            if usecases.needs_project(self.store, session_id):
+                configured = configured_project(self.config)
+                if configured or self.cwd:
+                    usecases.record_project(self.store, session_id, self.cwd, configured)
+        except Exception as exc:
+            self._note_error(f"project: {exc!r}")
 
     # --- pre-step --------------------------------------------------------------
     def pre_step(

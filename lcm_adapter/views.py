@@ -24,7 +24,9 @@ DRY_RUN_TRIGGER: Final = "dry-run"
 
 def status_data(store: MemoryStore, session_id: str, config: Config) -> dict[str, Any]:
     """The core's status report of one session (`lcm_core.reports.diagnostics.status`)."""
-    return diagnostics.status(store, session_id, config).to_dict()
+    data = diagnostics.status(store, session_id, config).to_dict()
+    data["project"] = usecases.project_summary(store, session_id, config).to_dict()
+    return data
 
 
 def explain_data(store: MemoryStore, session_id: str, config: Config) -> dict[str, Any] | None:
@@ -45,17 +47,27 @@ def inspect_data(store: MemoryStore, ref: str) -> dict[str, Any] | None:
 
 
 def search_data(
-    store: MemoryStore, session_id: str, query: str, config: Config, limit: int
+    store: MemoryStore,
+    session_id: str,
+    query: str,
+    config: Config,
+    limit: int,
+    scope: str | None = None,
 ) -> dict[str, Any]:
-    """Ranked active items, then raw events containing the query's terms."""
-    found = usecases.search(store, session_id, query, config, limit)
+    """Ranked active items, then raw events containing the query's terms.
+
+    `scope` is session, project or all (None: `memory.scope`); each row names its session.
+    """
+    found = usecases.search(store, session_id, query, config, limit, scope)
     return {
         "session": session_id,
+        "scope": scope or config.memory.scope,
         "query": query,
         "terms": list(found.terms),
         "items": [
             {
                 "id": r.item.id,
+                "session": r.item.session_id,
                 "kind": r.item.kind,
                 "evidence_type": r.item.evidence_type,
                 "status": r.item.status,
@@ -67,6 +79,7 @@ def search_data(
         ],
         "events": [
             {
+                "session": h.event.session_id,
                 "seq": h.event.seq,
                 "type": h.event.type,
                 "role": h.event.role,

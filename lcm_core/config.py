@@ -63,6 +63,7 @@ DEFAULTS: Final[dict[str, Any]] = {
         "scriptDir": "",
     },
     "host": {"preStepDeadlineMs": 1500},
+    "memory": {"scope": "session", "project": ""},
 }
 
 LIMITS: Final[dict[str, Limit]] = {
@@ -105,6 +106,8 @@ LIMITS: Final[dict[str, Limit]] = {
     "validation.maxRepairAttempts": Limit(int, 0, 20),
     "validation.scriptDir": Limit(str),
     "host.preStepDeadlineMs": Limit(int, 50, 60_000),
+    "memory.scope": Limit(str, choices=("session", "project")),
+    "memory.project": Limit(str),
 }
 
 
@@ -229,6 +232,20 @@ class HostSettings(_Section):
     pre_step_deadline_ms: int
 
 
+@dataclass(frozen=True, slots=True)
+class MemorySettings(_Section):
+    """`memory.*`: whether a pre-step draws on the project's other sessions, and the project id.
+
+    `scope` is `session` (this session only, the default) or `project` (also the durable
+    items of the other sessions of the same project); `project` names the project when
+    the user sets it, else it is the git top-level of the working directory, else the
+    directory itself (`lcm_core.capture.project`).
+    """
+
+    scope: str
+    project: str
+
+
 # Config attribute -> (file key, typed section).
 _SECTIONS: Final[dict[str, tuple[str, type[_Section]]]] = {
     "capture": ("capture", CaptureSettings),
@@ -241,6 +258,7 @@ _SECTIONS: Final[dict[str, tuple[str, type[_Section]]]] = {
     "skills": ("skills", SkillsSettings),
     "validation": ("validation", ValidationSettings),
     "host": ("host", HostSettings),
+    "memory": ("memory", MemorySettings),
 }
 
 
@@ -265,6 +283,7 @@ class Config:
     skills: SkillsSettings = field(init=False, compare=False, repr=False)
     validation: ValidationSettings = field(init=False, compare=False, repr=False)
     host: HostSettings = field(init=False, compare=False, repr=False)
+    memory: MemorySettings = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "data_dir", str(self.values["dataDir"]))

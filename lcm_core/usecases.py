@@ -12,7 +12,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
-from lcm_core.config import Config
+from lcm_core.capture.project import record_project as _record_project
+from lcm_core.config import Config, deep_merge, load_config
+from lcm_core.retrieval.project import sibling_sessions
 from lcm_core.retrieval.rank import RankedItem, rank_items
 from lcm_core.store.errors import StoreError
 from lcm_core.store.models import AssemblyLog, Event, EventHit, RuleOverride, Session, SkillFile
@@ -59,6 +61,59 @@ def sessions(store: MemoryStore) -> list[Session]:
     return store.list_sessions()
 
 
+def record_project(
+    store: MemoryStore, session_id: str, cwd: str | None, configured: str = ""
+) -> Session:
+    """Record the session's working directory and project (see `lcm_core.capture.project`)."""
+    return _record_project(store, session_id, cwd, configured)
+
+
+def needs_project(store: MemoryStore, session_id: str) -> bool:
+    """Whether the session has no project recorded yet (a face then records one)."""
+    session = store.get_session(session_id)
+    return session is None or not session.project
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectSummary:
+    """A session's project as `status` shows it: id, folder, scope and its sessions."""
+
+    project: str | None
+    cwd: str | None
+    scope: str
+    sessions: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "project": self.project,
+            "cwd": self.cwd,
+            "scope": self.scope,
+            "sessions": list(self.sessions),
+        }
+
+
+def project_summary(store: MemoryStore, session_id: str, config: Config) -> ProjectSummary:
+    """The session's project, folder, `memory.scope` and the project's sessions (this one first)."""
+    session = store.get_session(session_id)
+    others = tuple(s.session_id for s in sibling_sessions(store, session_id))
+    return ProjectSummary(
+        session.project if session is not None else None,
+        session.cwd if session is not None else None,
+        config.memory.scope,
+        (session_id, *others) if session is not None and session.project else (session_id,),
+    )
+
+
+SCOPES: Final = ("session", "project", "all")
+
+
+def with_scope(config: Config, scope: str) -> Config:
+    """The config with `memory.scope` set (a face's `--scope`); "all" is not a pre-step scope."""
+    if scope not in ("session", "project"):
+        raise ValueError(f"scope must be session or project, not {scope!r}")
+    return load_config(deep_merge(dict(config.values), {"memory": {"scope": scope}}))
+
+
 def row_counts(store: MemoryStore, session_id: str | None = None) -> dict[str, int]:
     """Rows per table, of one session where a table belongs to sessions."""
     return store.stats(session_id)
@@ -86,14 +141,52 @@ class SearchResult:
 
 
 def search(
+    store: MemoryStore,
+    session_id: str,
+    query: str,
+    config: Config,
+    limit: int,
+    scope: str | None = None,
+) -> SearchResult:
+    """What `search` shows: the ranking assembly would use, and the matching raw events.
+
+    `scope` is `session` (this session), `project` (also the durable items and the raw
+    events of the other sessions of its project, as a project-scope pre-step sees them)
+    or `all` (every session of the store, each ranked on its own and merged by score);
+    None takes `memory.scope`.
+    """
+    scope = scope or config.memory.scope
+    if scope not in SCOPES:
+        raise ValueError(f"scope must be one of {', '.join(SCOPES)}, not {scope!r}")
+    signals = query_signals(query)
+    terms = search_terms(signals)
+    if scope == "all":
+        return _search_all(store, session_id, query, config, limit)
+    ranking = rank_items(store, session_id, signals, with_scope(config, scope))
+    sessions = [session_id]
+    if scope == "project":
+        sessions += [s.session_id for s in sibling_sessions(store, session_id)]
+    hits: list[EventHit] = []
+    for one in sessions if terms else []:
+        hits += store.search_events(one, terms, limit=limit)
+    return SearchResult(session_id, query, terms, ranking.selected[:limit], tuple(hits[:limit]))
+
+
+def _search_all(
     store: MemoryStore, session_id: str, query: str, config: Config, limit: int
 ) -> SearchResult:
-    """What `search` shows: the ranking assembly would use, and the matching raw events."""
+    """Every session searched on its own, items merged best first (ties by session, id)."""
     signals = query_signals(query)
-    ranking = rank_items(store, session_id, signals, config)
     terms = search_terms(signals)
-    hits = store.search_events(session_id, terms, limit=limit) if terms else []
-    return SearchResult(session_id, query, terms, ranking.selected[:limit], tuple(hits))
+    plain = with_scope(config, "session")
+    items: list[RankedItem] = []
+    hits: list[EventHit] = []
+    for session in store.list_sessions():
+        items += rank_items(store, session.session_id, signals, plain).selected
+        if terms:
+            hits += store.search_events(session.session_id, terms, limit=limit)
+    items.sort(key=lambda r: (-round(r.score, 9), r.item.session_id, r.item.id))
+    return SearchResult(session_id, query, terms, tuple(items[:limit]), tuple(hits[:limit]))
 
 
 def describe_refs(store: MemoryStore, session_id: str, refs: Sequence[str]) -> dict[str, str]:

@@ -125,6 +125,7 @@ def _answer(runtime: Any, event: str, payload: Mapping[str, Any], outcome: HookO
     cwd = payload.get("cwd")
     if isinstance(cwd, str) and cwd:
         runtime.cwd = cwd  # preconditions and validation resolve paths against it
+        runtime.note_cwd(session_id, cwd)  # the session's project (no write when known)
     transcript = payload.get("transcript_path")
     if isinstance(transcript, str) and transcript:
         from lcm_adapter.claude.transcript import NotATranscriptError, sync_transcript

@@ -26,6 +26,7 @@ from lcm_adapter.views import (
     search_data,
     status_data,
 )
+from lcm_core import usecases
 
 SEARCH_LIMIT: Final = 10
 # A long query (a pasted paragraph) is shown clipped in the heading; --json keeps it whole.
@@ -96,6 +97,15 @@ def _render_status(data: dict[str, Any]) -> str:
             f"preconditions, repairs {check['repair_attempts']}/{check['max_repair_attempts']}",
         ),
     ]
+    project = data.get("project") or {}
+    rows.append(("project", project.get("project") or "none recorded"))
+    rows.append(
+        (
+            "memory scope",
+            f"{project.get('scope', 'session')}, {len(project.get('sessions', []))} "
+            "session(s) in this project",
+        )
+    )
     rows.extend(("note", note) for note in comp["notes"])
     rows.extend(("cannot observe", what) for what in comp["unobservable"])
     rows.extend(("malformed skill", f"{m['path']}: {m['reason']}") for m in skills["malformed"])
@@ -236,10 +246,21 @@ def _clip(text: str, limit: int) -> str:
 @click.argument("query", nargs=-1, required=True)
 @session_option
 @click.option("--limit", default=SEARCH_LIMIT, show_default=True, help="Most results per list.")
+@click.option(
+    "--scope",
+    type=click.Choice(["session", "project", "all"]),
+    help="This session, also its project's other sessions, or every session "
+    "(default: memory.scope).",
+)
 @json_option
 @click.pass_context
 def search(
-    ctx: click.Context, query: tuple[str, ...], session: str | None, limit: int, as_json: bool
+    ctx: click.Context,
+    query: tuple[str, ...],
+    session: str | None,
+    limit: int,
+    scope: str | None,
+    as_json: bool,
 ) -> None:
     """Ranked memory items and matching raw events for some words (any language)."""
     text = " ".join(query).strip()
@@ -247,24 +268,25 @@ def search(
         raise click.UsageError("search needs some words")
     with opened_store(ctx) as store:
         session_id = resolve_session(store, session)
-        data = search_data(store, session_id, text, state(ctx).config(), max(1, limit))
+        config = state(ctx).config()
+        data = search_data(store, session_id, text, config, max(1, limit), scope)
     emit(as_json, data, _render_search)
 
 
 def _render_search(data: dict[str, Any]) -> str:
     items = render.table(
-        ("score", "id", "kind", "content"),
+        ("score", "id", "session", "kind", "content"),
         (
-            (f"{i['score']:.3f}", i["id"], i["kind"], _clip(i["content"], 160))
+            (f"{i['score']:.3f}", i["id"], i["session"], i["kind"], _clip(i["content"], 160))
             for i in data["items"]
         ),
         title=f"memory items for {_clip(data['query'], QUERY_SHOWN)!r} ({len(data['items'])})",
         right=("score",),
     )
     events = render.table(
-        ("seq", "type", "source", "text"),
+        ("session", "seq", "type", "source", "text"),
         (
-            (e["seq"], e["type"], e["source_kind"] or "-", _clip(e["text"], 160))
+            (e["session"], e["seq"], e["type"], e["source_kind"] or "-", _clip(e["text"], 160))
             for e in data["events"]
         ),
         title=f"events ({len(data['events'])})",
@@ -280,6 +302,12 @@ def _render_search(data: dict[str, Any]) -> str:
 @click.option(
     "--log", "log", is_flag=True, help="Record it (marked dry-run) so `lcm explain` shows it."
 )
+@click.option(
+    "--scope",
+    type=click.Choice(["session", "project"]),
+    help="Draw on this session only, or also on its project's other sessions "
+    "(default: memory.scope).",
+)
 @json_option
 @click.pass_context
 def assemble(
@@ -288,10 +316,13 @@ def assemble(
     query: str | None,
     budget: int | None,
     log: bool,
+    scope: str | None,
     as_json: bool,
 ) -> None:
     """Dry-run a pre-step: print the memory block the next step would get; --log records it."""
     config = state(ctx).config()
+    if scope is not None:
+        config = usecases.with_scope(config, scope)
     with opened_store(ctx) as store:
         session_id = resolve_session(store, session)
         data = assemble_dry_run(store, session_id, config, query=query, budget=budget, log=log)

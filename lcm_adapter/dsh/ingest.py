@@ -211,6 +211,8 @@ def ingest_file(
         for number, value in _parsed(path, read_lines(path, damage), report):
             if session_id is None:
                 session_id, is_header = _session_of(path, value)
+                if is_header and isinstance(value.get("cwd"), str):
+                    runtime.note_cwd(session_id, value["cwd"])  # the session's project
                 if not is_header:
                     report.issues.append(
                         Issue(

@@ -2,9 +2,10 @@
 
 Tools (each returns one JSON text; the keys are those of the CLI's `--json` output):
 
-- `memory_search {query, session?, limit?}` -> `{session, query, terms, items[], events[]}`;
-  an item is `{id, kind, evidence_type, status, score, content, source_refs}`, an event
-  `{seq, type, role, source_kind, score, text}`.
+- `memory_search {query, session?, limit?, scope?}` -> `{session, scope, query, terms,
+  items[], events[]}`; an item is `{id, session, kind, evidence_type, status, score,
+  content, source_refs}`, an event `{session, seq, type, role, source_kind, score, text}`;
+  `scope` is `session`, `project` (also the other sessions of its project) or `all`.
 - `memory_inspect {id}` -> `{ref, kind: item|rule|skill, item: {item, sources[],
   lifecycle[], supersedes[], superseded_by}, rule, override, effective, skill, versions[]}`.
 - `memory_explain {session?}` -> `{session_id, assembly, validation, pending_repair}`; an
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Annotated, Any, Final, TypeVar
+from typing import Annotated, Any, Final, Literal, TypeVar
 
 from pydantic import Field
 
@@ -43,7 +44,7 @@ from lcm_core.config import Config
 from lcm_core.store.errors import StoreError
 from lcm_core.store.ports import MemoryStore
 from lcm_core.store.registry import open_store
-from lcm_core.usecases import pick_session
+from lcm_core.usecases import SCOPES, pick_session
 
 SERVER_NAME: Final = "long-conversation-memory"
 INSTRUCTIONS: Final = (
@@ -105,12 +106,16 @@ class Tools:
         finally:
             store.close()
 
-    def search(self, query: str, session: str | None = None, limit: int = 10) -> dict[str, Any]:
+    def search(
+        self, query: str, session: str | None = None, limit: int = 10, scope: str | None = None
+    ) -> dict[str, Any]:
         if not query.strip():
             raise ValueError("query is empty")
+        if scope is not None and scope not in SCOPES:
+            raise ValueError(f"scope must be one of {', '.join(SCOPES)}")
         return self._with_store(
             lambda s: search_data(
-                s, pick_session(s, session), query, self.config, max(1, min(limit, 100))
+                s, pick_session(s, session), query, self.config, max(1, min(limit, 100)), scope
             )
         )
 
@@ -151,15 +156,23 @@ def build_server(db_url: str, config: Config) -> Any:
     @server.tool(
         name="memory_search",
         description="Ranked memory items and matching raw events for a query (any language). "
-        "Returns JSON {session, query, terms, items[{id, kind, evidence_type, status, score, "
-        "content, source_refs}], events[{seq, type, role, source_kind, score, text}]}.",
+        "Returns JSON {session, scope, query, terms, items[{id, session, kind, evidence_type, "
+        "status, score, content, source_refs}], events[{session, seq, type, role, source_kind, "
+        "score, text}]}.",
     )
     def memory_search(
         query: Annotated[str, Field(description="Words to look for, e.g. 'port 8080' or '预算'.")],
         session: Session = None,
         limit: Annotated[int, Field(ge=1, le=100, description="Most results per list.")] = 10,
+        scope: Annotated[
+            Literal["session", "project", "all"] | None,
+            Field(
+                description="session: this session; project: also the other sessions of its "
+                "project; all: every session (default: the memory.scope setting)."
+            ),
+        ] = None,
     ) -> str:
-        return _answer(lambda: tools.search(query, session, limit))
+        return _answer(lambda: tools.search(query, session, limit, scope))
 
     @server.tool(
         name="memory_inspect",

@@ -37,6 +37,7 @@ from lcm_core.assembly.step import StepMessage, VisibleText, task_text
 from lcm_core.capture.events import is_user_input
 from lcm_core.config import Config, budget_tokens, load_config
 from lcm_core.retrieval.evidence import retrieve
+from lcm_core.retrieval.project import project_scope
 from lcm_core.retrieval.rank import (
     ALREADY_SHOWN,
     Omission,
@@ -138,7 +139,9 @@ class _Visibility:
 
     def item_ids(self, items: Sequence[MemoryItem]) -> frozenset[str]:
         """The ids among `items` whose cited events are all still visible (one store read)."""
-        cited = {item.id: source_seqs(item) for item in items}
+        cited = {
+            item.id: source_seqs(item) for item in items if item.session_id == self._session_id
+        }
         wanted = sorted({seq for seqs in cited.values() for seq in seqs})
         if not self._visible or not wanted:
             return frozenset()
@@ -147,14 +150,36 @@ class _Visibility:
         return frozenset(item_id for item_id, seqs in cited.items() if seqs and set(seqs) <= shown)
 
 
+def _origin(item: MemoryItem, session_id: str) -> str | None:
+    """The other session an item comes from (project scope), None for this session's own."""
+    return item.session_id if item.session_id != session_id else None
+
+
 def _said_dates(store: MemoryStore, session_id: str, items: Sequence[MemoryItem]) -> dict[str, str]:
     """item id -> the ISO date its newest source turn was said, read in one store call."""
-    newest = {item.id: seq for item in items if (seq := newest_source_seq(item)) is not None}
-    if not newest:
-        return {}
-    times = {e.seq: e.time for e in store.get_events(session_id, sorted(set(newest.values())))}
-    dates = {item_id: said_on(times.get(seq)) for item_id, seq in newest.items()}
-    return {item_id: date for item_id, date in dates.items() if date}
+    dates: dict[str, str] = {}
+    # One read per session: another session's item (project scope) cites its own turns.
+    for source in sorted({item.session_id for item in items} | {session_id}):
+        newest = {
+            item.id: seq
+            for item in items
+            if item.session_id == source and (seq := newest_source_seq(item)) is not None
+        }
+        if not newest:
+            continue
+        events = store.get_events(source, sorted(set(newest.values())))
+        times = {e.seq: e.time for e in events}
+        for item_id, seq in newest.items():
+            date = said_on(times.get(seq))
+            if date:
+                dates[item_id] = date
+    for item in items:
+        # Another session's item with no dated turn still says when it was set down.
+        if item.session_id != session_id and item.id not in dates:
+            date = said_on(item.created_at)
+            if date:
+                dates[item.id] = date
+    return dates
 
 
 def _notice_candidates(
@@ -269,13 +294,17 @@ def collect_candidates(
     current_text = HeldBack(replaced_values(text))
     resident = [
         item
-        for item in pending_resident(store, session_id, status, shown or Shown())
+        for item in pending_resident(
+            store, session_id, status, shown or Shown(), project=project_scope(config)
+        )
         if current_text("resident", item.id, item.content)
     ]
     focus = signals.exact_signals()
     said = _said_dates(store, session_id, [*resident, *(r.item for r in ranking.selected)])
     for item in resident:
-        entry = item_entry(item, max_chars, focus, said.get(item.id), words)
+        entry = item_entry(
+            item, max_chars, focus, said.get(item.id), words, _origin(item, session_id)
+        )
         candidates.append(Candidate("resident", item.id, entry))
     resident_ids = {item.id for item in resident}
     core_lines, relevant_rules = rules(store, signals, config)
@@ -287,7 +316,14 @@ def collect_candidates(
         # A resident item the share left out may still come in here (`pack` never
         # keeps one ref twice).
         if current_text("memory", ranked.item.id, ranked.item.content):
-            entry = item_entry(ranked.item, max_chars, focus, said.get(ranked.item.id), words)
+            entry = item_entry(
+                ranked.item,
+                max_chars,
+                focus,
+                said.get(ranked.item.id),
+                words,
+                _origin(ranked.item, session_id),
+            )
             candidates.append(Candidate("memory", ranked.item.id, entry))
     has_history = newest is not None or state is not None or ranking.candidates > 0
     was_visible = any(

@@ -133,10 +133,12 @@ def item_entry(
     focus: Sequence[str] = (),
     said: str | None = None,
     words: BlockWords = ZH,
+    origin: str | None = None,
 ) -> str:
     """One memory item: label, kind and evidence, content, qualifiers and warnings.
 
-    `said` is the ISO date of the item's newest source turn (see `said_on`), when known.
+    `said` is the ISO date of the item's newest source turn (see `said_on`), when known;
+    `origin` is the other session of the project the item comes from (project scope).
     """
     kind = words.kind_labels.get(item.kind, item.kind)
     evidence = words.evidence_labels.get(item.evidence_type, item.evidence_type)
@@ -148,6 +150,8 @@ def item_entry(
         )
     if item.scope:
         details.append(words.scope + _scope_text(item.scope))
+    if origin:
+        details.append(words.from_session.format(session=neutralize(origin)))
     seqs = source_seqs(item)
     if seqs:
         details.append(words.sources + ", ".join(f"seq:{seq}" for seq in seqs))

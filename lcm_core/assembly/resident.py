@@ -10,6 +10,9 @@ bare ones, then the newest. Assembly places it right after the task state within
 again by a block still in context.
 
 Which items count is `lcm_core.extraction.durability.is_durable`, the one predicate.
+With project scope (`memory.scope = project`) the constraints the user set in the other
+sessions of the project join the set after this session's own, and an item another
+session of the project states again more recently gives way to that statement.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Final
 
 from lcm_core.assembly.compaction import CompactionStatus
 from lcm_core.extraction.durability import DURABLE_EVIDENCE, DURABLE_KINDS, is_durable
+from lcm_core.retrieval.project import durable_of, newest_per_subject, sibling_sessions
 from lcm_core.retrieval.rank import newest_source_seq, source_seqs
 from lcm_core.retrieval.shown import Shown
 from lcm_core.store.models import MemoryItem
@@ -27,6 +31,9 @@ from lcm_core.store.ports import MemoryStore
 # Kinds and evidence in the order the resident set shows them.
 RESIDENT_KINDS: Final = DURABLE_KINDS
 RESIDENT_EVIDENCE: Final = DURABLE_EVIDENCE
+# What another session of the project contributes: the constraints the user set.
+PROJECT_RESIDENT_KINDS: Final = ("constraint",)
+PROJECT_RESIDENT_EVIDENCE: Final = ("user_explicit",)
 
 
 def resident_key(item: MemoryItem) -> tuple[int, int, int, int, str]:
@@ -62,6 +69,16 @@ def resident_items(
     return sorted(chosen, key=resident_key)
 
 
+def project_resident(store: MemoryStore, session_id: str) -> list[MemoryItem]:
+    """The constraints the user set in the project's other sessions, in resident order."""
+    chosen = [
+        item
+        for item in durable_of(store, sibling_sessions(store, session_id))
+        if item.kind in PROJECT_RESIDENT_KINDS and item.evidence_type in PROJECT_RESIDENT_EVIDENCE
+    ]
+    return sorted(chosen, key=resident_key)
+
+
 def _older_source(seqs: Sequence[int], item: MemoryItem, before: int) -> bool:
     if seqs:
         return seqs[0] < before
@@ -69,17 +86,24 @@ def _older_source(seqs: Sequence[int], item: MemoryItem, before: int) -> bool:
 
 
 def pending_resident(
-    store: MemoryStore, session_id: str, status: CompactionStatus, shown: Shown
+    store: MemoryStore,
+    session_id: str,
+    status: CompactionStatus,
+    shown: Shown,
+    *,
+    project: bool = False,
 ) -> list[MemoryItem]:
     """The resident items to restate: after a compaction, until each is shown again.
 
     Empty when no compaction was seen, when the policy trusts the host's summary, and
-    once every resident item is listed by a block still in context.
+    once every resident item is listed by a block still in context. With `project`
+    the project's other sessions' constraints follow this session's own.
     """
     if not status.detected or status.trust_summary:
         return []
-    return [
-        item
-        for item in resident_items(store, session_id, status.last_seq)
-        if item.id not in shown.items
-    ]
+    chosen = resident_items(store, session_id, status.last_seq)
+    if project:
+        chosen = newest_per_subject(
+            [*chosen, *project_resident(store, session_id)], lambda item: item
+        )
+    return [item for item in chosen if item.id not in shown.items]

@@ -218,6 +218,8 @@ def gather_evidence(
     cited: dict[int, list[str]] = {}
     cited_score: dict[int, float] = {}
     for ranked_item in ranked:
+        if ranked_item.item.session_id != session_id:
+            continue  # another session's item (project scope): its seqs are not this session's
         for seq in source_seqs(ranked_item.item):
             cited.setdefault(seq, []).append(ranked_item.item.id)
             cited_score.setdefault(seq, ranked_item.score)
@@ -402,7 +404,9 @@ def retrieve(
         pool=pool,
     )
     # The sources of matching items an earlier block still lists are as good as quoted.
-    sources = {seq for item in ranking.listed for seq in source_seqs(item)}
+    sources = {
+        seq for item in ranking.listed if item.session_id == session_id for seq in source_seqs(item)
+    }
     if sources:
         is_visible = _or_quoted_before(is_visible, frozenset(sources))
 

@@ -256,8 +256,16 @@ def rank_items(
         return Ranking()
     if anchor_seq is None:
         anchor_seq = anchor_seq_of(store, session_id)
+    # Another session's item (project scope) is never recent here: its seqs are its own.
     scored = [
-        score_item(item, score, signals, config, anchor_seq, pool.norm)
+        score_item(
+            item,
+            score,
+            signals,
+            config,
+            anchor_seq if item.session_id == session_id else None,
+            pool.norm,
+        )
         for item, score in pool.items
     ]
     # Equal scores: the newer statement first, then the id, so ties never depend on the store.

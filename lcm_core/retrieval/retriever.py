@@ -26,6 +26,13 @@ from dataclasses import dataclass, field
 from typing import Final, Protocol
 
 from lcm_core.config import Config
+from lcm_core.retrieval.project import (
+    PROJECT_FACTOR,
+    newest_per_subject,
+    project_items,
+    project_scope,
+    sibling_sessions,
+)
 from lcm_core.store.models import Event, MemoryItem
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.relevance import (
@@ -74,6 +81,9 @@ class Pool:
     # Turns that can never be quoted in this step (the question's own turn, turns on
     # screen): they match the question best of all, so they must not set the floor.
     unquotable: frozenset[int] = frozenset()
+    # The session the pool is for: items of another session (project scope) cite seqs
+    # of their own session, never this one's turns.
+    session_id: str = ""
 
     @property
     def best(self) -> float:
@@ -81,7 +91,9 @@ class Pool:
         scores = [
             s
             for item, s in self.items
-            if not (seqs := _source_seqs(item)) or not set(seqs) <= self.unquotable
+            if item.session_id != self.session_id
+            or not (seqs := _source_seqs(item))
+            or not set(seqs) <= self.unquotable
         ]
         scores += [t.relevance for seq, t in self.turns.items() if seq not in self.unquotable]
         return max(scores, default=0.0)
@@ -152,7 +164,41 @@ class LexicalRetriever:
                     if seq in turns:
                         score = max(score, turns[seq].relevance)
                 items.append((hit.item, score))
-        return Pool(terms, corpus, tuple(items), turns, asks_for_norm(text))
+            if project_scope(config):
+                kept = self._with_project(store, session_id, filters, items, corpus, terms, tokens)
+                # This session's statements a newer one of the project replaced are old
+                # values now: their turns are no current raw evidence either.
+                kept_ids = {item.id for item, _ in kept}
+                for item, _ in items:
+                    if item.id not in kept_ids:
+                        for seq in _source_seqs(item):
+                            turns.pop(seq, None)
+                items = kept
+        return Pool(terms, corpus, tuple(items), turns, asks_for_norm(text), session_id=session_id)
+
+    @staticmethod
+    def _with_project(
+        store: MemoryStore,
+        session_id: str,
+        filters: Sequence[str],
+        items: list[tuple[MemoryItem, float]],
+        corpus: Corpus,
+        terms: QueryTerms,
+        tokens: _Tokens,
+    ) -> list[tuple[MemoryItem, float]]:
+        """Add the project's other sessions' durable items, scored below this session's.
+
+        Their text is scored on this session's idf (one scale); their source turns are
+        another session's, so only their own text counts.
+        """
+        siblings = sibling_sessions(store, session_id)
+        if not siblings:
+            return items
+        found = project_items(store, session_id, siblings, filters)
+        merged = items + [
+            (item, PROJECT_FACTOR * bm25(tokens(item.content), terms, corpus)) for item in found
+        ]
+        return newest_per_subject(merged, lambda entry: entry[0])
 
     @staticmethod
     def _turns(

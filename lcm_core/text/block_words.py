@@ -46,6 +46,7 @@ class BlockWords:
     scope: str
     sources: str
     said: str  # {date}: when the source turn was said
+    from_session: str  # {session}: the other session of the project an item comes from
     said_event: str  # {date}, on an evidence line
     turn: str  # {turn}
     supports: str
@@ -117,6 +118,7 @@ ZH: Final = BlockWords(
     scope="范围: ",
     sources="来源: ",
     said="日期: {date}",
+    from_session="来自本项目的会话 {session}",
     said_event="日期 {date}",
     turn="第 {turn} 轮",
     supports="支持 ",
@@ -203,6 +205,7 @@ EN: Final = BlockWords(
     scope="scope: ",
     sources="sources: ",
     said="said: {date}",
+    from_session="from session {session} of this project",
     said_event="said {date}",
     turn="turn {turn}",
     supports="supports ",
