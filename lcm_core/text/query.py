@@ -17,34 +17,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
+from lcm_core.text.languages import en, zh
 from lcm_core.text.tokens import MAX_QUERY_TOKENS, normalize_text, tokenize
 
 # Cap on terms sent to the store in one search: every extra OR branch costs a posting
 # list walk, and past a few dozen terms the ranking no longer changes in practice.
 MAX_SEARCH_TERMS: Final = 48
 
-# English function words and conversational filler. Generic, not fitted to any data set.
-_STOPWORD_TEXT: Final = """
-    a about above after again against all also am an and any are aren't as at be because
-    been before being below between both but by can can't cannot could couldn't did didn't
-    do does doesn't doing don't down during each else ever few for from further get gets
-    got had hadn't has hasn't have haven't having he he'd he's her here here's hers herself
-    him himself his how how's i i'd i'll i'm i've if in into is isn't it it's its itself
-    just let let's like me more most much must mustn't my myself no nor not now of off ok
-    okay on once one only or other ought our ours ourselves out over own please same shall
-    shan't she she'd she's should shouldn't so some still such than that that's the their
-    theirs them themselves then there there's these they they'd they'll they're they've
-    this those though through thus to too under until up upon us very was wasn't we we'd
-    we'll we're we've were weren't what what's when when's where where's whether which
-    while who who's whom whose why why's will with won't would wouldn't yeah yes yet you
-    you'd you'll you're you've your yours yourself yourselves hi hey hello thanks thank
-    oh um uh hmm really maybe again tell know remember recall said say says mentioned
-"""
-STOPWORDS: Final[frozenset[str]] = frozenset(_STOPWORD_TEXT.split())
-# Chinese particles: a bigram holding one of them straddles a word edge or is grammar.
-_CJK_PARTICLES: Final = frozenset("的了吗呢吧啊呀哦嘛")
-# Pronoun and function pieces: a bigram made only of these carries no topic.
-_CJK_FUNCTION_CHARS: Final = frozenset("么是在和与及或也都就还又很我你他她它们这那个些哪什怎样")
+# Function words live in the language packs; the query side uses the same lists.
+STOPWORDS: Final[frozenset[str]] = en.STOP_WORDS
+_CJK_PARTICLES: Final = zh.PARTICLES
+_CJK_FUNCTION_CHARS: Final = zh.FUNCTION_CHARS
 
 # A digit run glued to a word or after `word-` belongs to an id (w123, PROJ-7), not a number.
 _NUMBER_RE: Final = re.compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z0-9]-)\d+(?:[.,]\d+)*")
