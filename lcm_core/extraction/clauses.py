@@ -6,6 +6,7 @@ import re
 from typing import Any, Final
 
 from lcm_core.text.query import query_signals
+from lcm_core.text.tokens import CJK_CLASS
 
 _CODE_FENCE: Final = re.compile(r"```.*?(?:```|$)", re.S)
 # Lines that are code, logs or stack traces rather than prose.
@@ -113,7 +114,7 @@ _COMPONENT_EN: Final = re.compile(
     re.IGNORECASE,
 )
 _COMPONENT_ZH: Final = re.compile(
-    r"([\u4e00-\u9fff]{1,4}?(?:服务|模块|接口|系统|页面|数据库|缓存|队列|组件|表))"
+    rf"([{CJK_CLASS}]{{1,4}}?(?:服务|模块|接口|系统|页面|数据库|缓存|队列|组件|表))"
 )
 # Words before a component noun that do not name it ("when the cache", "to the queue").
 _COMPONENT_SKIP_TEXT: Final = """the a an our my your their its this that these those new each

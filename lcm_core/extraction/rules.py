@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from lcm_core.text.numbers import Quantity, parse_quantities
+from lcm_core.text.tokens import CJK_CLASS
 
 _NOT_LATIN_BEFORE = r"(?<![A-Za-z])"
 _NOT_LATIN_AFTER = r"(?![A-Za-z])"
@@ -118,10 +119,10 @@ DECISION: Final = (
     ),
     _zh(
         r"决定|就用|就按|采用|改用|选用|选择|定为|设为|设成|设置为|设置成|统一用|换成|换用|"
-        r"就叫|[\u4e00-\u9fff]选\s*[A-Za-z]|"
+        rf"就叫|[{CJK_CLASS}]选\s*[A-Za-z]|"
         r"还是用|确定用|保留|固定在|固定为|提高到|降低到|调整为|调到|改成|改为|"
         # Clause-initial "用" is "use …", but not in words such as 用户, 用例, 用法.
-        r"用[^，。；,;！？]{1,20}吧|^\s*用(?![户例法量途时于处])\s*\S|^[\u4e00-\u9fff]{1,4}用\s*[A-Za-z]"
+        rf"用[^，。；,;！？]{{1,20}}吧|^\s*用(?![户例法量途时于处])\s*\S|^[{CJK_CLASS}]{{1,4}}用\s*[A-Za-z]"
     ),
 )
 WEAK_CONSTRAINT: Final = (
@@ -155,7 +156,7 @@ FACT: Final = (
     ),
     _zh(
         r"^\s*(?:记住|注意|顺便说|对了|提醒一下|备注)|我们的|我的|我们(?:用的是|在用|使用的是|目前用|现在用|有|团队)|"
-        r"部署在|运行在|跑在|托管在|位于|用的是|基于|[\u4e00-\u9fff]是[A-Za-z]"
+        rf"部署在|运行在|跑在|托管在|位于|用的是|基于|[{CJK_CLASS}]是[A-Za-z]"
     ),
 )
 # Words that describe how things are, so a bound in the clause is a fact, not a rule.

@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from lcm_core.text.tokens import CJK_CLASS
+
 MAX_CONDITIONS: Final = 16  # per sentence; more is a pasted text, not a stated limit
 # English markers that open a clause lasting to the next boundary.
 _EN_CLAUSE: Final = re.compile(
@@ -53,7 +55,7 @@ _ZH_FIXED: Final = re.compile(
     r"税前|税后|高峰期|峰值时|大促期间|夜间|白天|工作日|周末|节假日|弱网|冷启动|"
     r"压缩前|压缩后|生产环境|测试环境|线上环境|按[^，。；,;！？\n]{1,12}?(?:统计|计算|算)|"
     r"(?:发布|上线|部署|提交|合并|发版|打包|构建|测试|重启|迁移|升级|回滚|删除)(?:之)?[前后]|"
-    r"每(?:秒|分钟|小时|天|日|周|月|年|人|次|个(?:[A-Za-z]+|[\u4e00-\u9fff]{1,2}))"
+    rf"每(?:秒|分钟|小时|天|日|周|月|年|人|次|个(?:[A-Za-z]+|[{CJK_CLASS}]{{1,2}}))"
 )
 _PAREN: Final = re.compile(r"[（(]([^（）()\n]{1,40})[）)]")
 _CODEISH: Final = re.compile(r"[=<>{}\[\]`]|--|\w\(|^\s*[\d:.\-\s~到至]*$")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from lcm_core.text.tokens import CJK_CLASS
+
 
 def _longest_first(pairs: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
     # Longer spellings must win ("ms" before "m", "个月" before "个").
@@ -240,7 +242,7 @@ EN_COMPARATORS: Final = tuple(
         (r"\bbetween", "between"),
     )
 )
-_GAP = r"[\u4e00-\u9fff]{0,3}"
+_GAP = rf"[{CJK_CLASS}]{{0,3}}"
 ZH_COMPARATORS: Final = tuple(
     (re.compile("(?:" + pattern + ")" + _GAP + _END), comparator)
     for pattern, comparator in (
