@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 import duckdb
 
-from lcm_core.store.errors import StoreError
-from lcm_core.store.models import EXPORT_ORDER, SCHEMA_VERSION, SESSION_TABLES, TABLES
+from lcm_core.store.models import SCHEMA_VERSION, SESSION_TABLES, TABLES
+from lcm_core.store.queries import count_query, export_query
 from lcm_store_duckdb.connection import translate
 from lcm_store_duckdb.fetch import fetch_dict, fetch_dicts
 from lcm_store_duckdb.schema import SEARCH_TABLES
@@ -55,29 +55,14 @@ class AdminMixin:
     # --- stats and export ----------------------------------------------------------
     def stats(self, session_id: str | None = None) -> dict[str, int]:
         counts: dict[str, int] = {}
-        params: tuple[str, ...]
         with self._db.guarded("stats") as raw:
             for table in TABLES:
-                if session_id is not None and table in SESSION_TABLES:
-                    sql, params = (
-                        f"SELECT count(*) FROM {table} WHERE session_id = ?",
-                        (session_id,),
-                    )
-                else:
-                    sql, params = f"SELECT count(*) FROM {table}", ()
-                row = raw.execute(sql, params).fetchone()
+                row = raw.execute(*count_query(table, session_id)).fetchone()
                 counts[table] = int(row[0]) if row else 0
         return counts
 
     def export_rows(self, table: str, *, session_id: str | None = None) -> Iterator[dict[str, Any]]:
-        if table not in TABLES:
-            raise StoreError(f"unknown table {table!r}; tables are: {', '.join(TABLES)}")
-        sql = f"SELECT * FROM {table}"
-        params: tuple[Any, ...] = ()
-        if session_id is not None and table in SESSION_TABLES:
-            sql += " WHERE session_id = ?"
-            params = (session_id,)
-        sql += f" ORDER BY {EXPORT_ORDER[table]}"
+        sql, params = export_query(table, session_id)
         return self._stream(sql, params, table)
 
     def _stream(self, sql: str, params: tuple[Any, ...], table: str) -> Iterator[dict[str, Any]]:

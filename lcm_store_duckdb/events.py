@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
 from lcm_core.clock import utc_now_iso
-from lcm_core.store import rows
-from lcm_core.store.models import MAX_EVENT_TEXT, ArchiveEntry, Event, EventHit
-from lcm_core.text.tokens import clamp_text, scrub_surrogates, sha256_hex
+from lcm_core.store import records, rows
+from lcm_core.store.models import ArchiveEntry, Event, EventHit
+from lcm_core.text.tokens import scrub_surrogates
 from lcm_store_duckdb.fetch import fetch_dict, fetch_dicts
 from lcm_store_duckdb.search import fold, run_search, trigram_count
 
@@ -36,18 +35,6 @@ class EventsMixin:
     _db: Connection
 
     # --- events ------------------------------------------------------------------
-    @staticmethod
-    def _prepare_event(event: Event) -> Event:
-        """Apply the store's guarantees: text cut at the limit, a hash, a time of ingest."""
-        text, cut = clamp_text(scrub_surrogates(event.text or ""), MAX_EVENT_TEXT)
-        return replace(
-            event,
-            text=text,
-            truncated=event.truncated or cut,
-            content_hash=event.content_hash or sha256_hex(text),
-            ingested_at=event.ingested_at or utc_now_iso(),
-        )
-
     def insert_event(self, event: Event) -> bool:
         return self._insert_events([event], "insert event") > 0
 
@@ -57,7 +44,7 @@ class EventsMixin:
     def _insert_events(self, events: Iterable[Event], where: str) -> int:
         batch: dict[tuple[str, int], Event] = {}
         for event in events:
-            prepared = self._prepare_event(event)
+            prepared = records.prepare_event(event)
             # A batch naming one key twice keeps the copy that came first.
             batch.setdefault((prepared.session_id, prepared.seq), prepared)
         if not batch:

@@ -11,7 +11,7 @@ from typing import Any
 import duckdb
 
 from lcm_core.clock import utc_now_iso
-from lcm_core.store import rows
+from lcm_core.store import records, rows
 from lcm_core.store.errors import StoreConflictError, StoreNotFoundError
 from lcm_core.store.models import (
     ItemChange,
@@ -20,7 +20,6 @@ from lcm_core.store.models import (
     MemoryItem,
 )
 from lcm_core.store.registry import store_url
-from lcm_core.text.tokens import scrub_surrogates
 from lcm_store_duckdb.analytics import AnalyticsMixin
 from lcm_store_duckdb.connection import Connection
 from lcm_store_duckdb.events import EventsMixin
@@ -60,13 +59,7 @@ class DuckDBMemoryStore(EventsMixin, RecordsMixin, AnalyticsMixin):
 
     # --- memory items --------------------------------------------------------------
     def insert_item(self, item: MemoryItem, *, actor: str = "extractor") -> tuple[MemoryItem, bool]:
-        now = utc_now_iso()
-        item = replace(
-            item,
-            content=scrub_surrogates(item.content),
-            created_at=item.created_at or now,
-            updated_at=item.updated_at or item.created_at or now,
-        )
+        item = records.prepare_item(item)
         with self._db.transaction(), self._db.guarded("insert item") as raw:
             # One read answers both questions: is there an active twin, is the id taken?
             found = fetch_dicts(
@@ -138,20 +131,7 @@ class DuckDBMemoryStore(EventsMixin, RecordsMixin, AnalyticsMixin):
                 raise StoreNotFoundError(f"no memory item {item_id}")
             current = rows.item_from_row(row)
             at = event.at or utc_now_iso()
-            superseded_by = current.superseded_by
-            if change.clear_superseded_by:
-                superseded_by = None
-            if change.superseded_by is not None:
-                superseded_by = change.superseded_by
-            updated = replace(
-                current,
-                status=change.status or current.status,
-                superseded_by=superseded_by,
-                evidence_type=change.evidence_type or current.evidence_type,
-                kind=change.kind or current.kind,
-                supersedes=current.supersedes if change.supersedes is None else change.supersedes,
-                updated_at=at,
-            )
+            updated = records.apply_change(current, change, at)
             # DuckDB has no partial unique index: the one-active-item-per-hash rule is
             # checked before writing, so a conflict leaves the transaction usable.
             if (

@@ -8,9 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from lcm_core.clock import utc_now_iso
 from lcm_core.store import rows
-from lcm_core.store.errors import StoreError
 from lcm_core.store.models import (
-    EXPORT_ORDER,
     SCHEMA_VERSION,
     SESSION_TABLES,
     TABLES,
@@ -25,6 +23,7 @@ from lcm_core.store.models import (
     TaskState,
     ValidationLog,
 )
+from lcm_core.store.queries import count_query, export_query
 
 if TYPE_CHECKING:
     from lcm_store_sqlite.connection import Connection
@@ -390,23 +389,11 @@ class RecordsMixin:
         counts: dict[str, int] = {}
         with self._db.guarded("stats") as raw:
             for table in TABLES:
-                sql = f"SELECT COUNT(*) FROM {table}"
-                params: tuple[Any, ...] = ()
-                if session_id is not None and table in SESSION_TABLES:
-                    sql += " WHERE session_id = ?"
-                    params = (session_id,)
-                counts[table] = int(raw.execute(sql, params).fetchone()[0])
+                counts[table] = int(raw.execute(*count_query(table, session_id)).fetchone()[0])
         return counts
 
     def export_rows(self, table: str, *, session_id: str | None = None) -> Iterator[dict[str, Any]]:
-        if table not in TABLES:
-            raise StoreError(f"unknown table {table!r}; tables are: {', '.join(TABLES)}")
-        sql = f"SELECT * FROM {table}"
-        params: tuple[Any, ...] = ()
-        if session_id is not None and table in SESSION_TABLES:
-            sql += " WHERE session_id = ?"
-            params = (session_id,)
-        sql += f" ORDER BY {EXPORT_ORDER[table]}"
+        sql, params = export_query(table, session_id)
         return self._stream(sql, params, table)
 
     def _stream(self, sql: str, params: tuple[Any, ...], table: str) -> Iterator[dict[str, Any]]:

@@ -10,10 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from lcm_core.clock import utc_now_iso
-from lcm_core.store import rows
+from lcm_core.store import records, rows
 from lcm_core.store.errors import StoreConflictError, StoreNotFoundError
 from lcm_core.store.models import (
-    MAX_EVENT_TEXT,
     ArchiveEntry,
     Event,
     EventHit,
@@ -23,7 +22,7 @@ from lcm_core.store.models import (
     MemoryItem,
 )
 from lcm_core.store.registry import store_url
-from lcm_core.text.tokens import clamp_text, score_matches, scrub_surrogates, sha256_hex
+from lcm_core.text.tokens import score_matches, scrub_surrogates
 from lcm_store_sqlite.connection import Connection
 from lcm_store_sqlite.records import RecordsMixin
 from lcm_store_sqlite.search import SplitTerms, contains_clause, fts_phrase, split_terms
@@ -70,24 +69,13 @@ class SQLiteMemoryStore(RecordsMixin):
         self.close()
 
     # --- events ------------------------------------------------------------------
-    def _prepare_event(self, event: Event) -> Event:
-        """Apply the store's guarantees: text cut at the limit, a hash, a time of ingest."""
-        text, cut = clamp_text(scrub_surrogates(event.text or ""), MAX_EVENT_TEXT)
-        return replace(
-            event,
-            text=text,
-            truncated=event.truncated or cut,
-            content_hash=event.content_hash or sha256_hex(text),
-            ingested_at=event.ingested_at or utc_now_iso(),
-        )
-
     def insert_event(self, event: Event) -> bool:
         with self._db.transaction(), self._db.guarded("insert event") as raw:
-            cursor = raw.execute(_INSERT_EVENT, rows.event_params(self._prepare_event(event)))
+            cursor = raw.execute(_INSERT_EVENT, rows.event_params(records.prepare_event(event)))
             return cursor.rowcount > 0
 
     def insert_events(self, events: Iterable[Event]) -> int:
-        params = [rows.event_params(self._prepare_event(event)) for event in events]
+        params = [rows.event_params(records.prepare_event(event)) for event in events]
         if not params:
             return 0
         with self._db.transaction(), self._db.guarded("insert events") as raw:
@@ -203,13 +191,7 @@ class SQLiteMemoryStore(RecordsMixin):
 
     # --- memory items --------------------------------------------------------------
     def insert_item(self, item: MemoryItem, *, actor: str = "extractor") -> tuple[MemoryItem, bool]:
-        now = utc_now_iso()
-        item = replace(
-            item,
-            content=scrub_surrogates(item.content),
-            created_at=item.created_at or now,
-            updated_at=item.updated_at or item.created_at or now,
-        )
+        item = records.prepare_item(item)
         with self._db.transaction(), self._db.guarded("insert item") as raw:
             existing = raw.execute(
                 "SELECT * FROM memory_items WHERE session_id = ? AND content_hash = ? "
@@ -266,20 +248,7 @@ class SQLiteMemoryStore(RecordsMixin):
                 raise StoreNotFoundError(f"no memory item {item_id}")
             current = rows.item_from_row(row)
             at = event.at or utc_now_iso()
-            superseded_by = current.superseded_by
-            if change.clear_superseded_by:
-                superseded_by = None
-            if change.superseded_by is not None:
-                superseded_by = change.superseded_by
-            updated = replace(
-                current,
-                status=change.status or current.status,
-                superseded_by=superseded_by,
-                evidence_type=change.evidence_type or current.evidence_type,
-                kind=change.kind or current.kind,
-                supersedes=current.supersedes if change.supersedes is None else change.supersedes,
-                updated_at=at,
-            )
+            updated = records.apply_change(current, change, at)
             try:
                 raw.execute(
                     "UPDATE memory_items SET status = ?, superseded_by = ?, evidence_type = ?, "
