@@ -1,9 +1,10 @@
-"""Whole-store operations of the DuckDB store: meta, stats, export, purge, integrity."""
+"""Whole-store operations of the DuckDB store: meta, stats, export, purge, integrity, files."""
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import duckdb
@@ -159,3 +160,25 @@ class AdminMixin:
             if row and row[0]:
                 problems.append(f"{row[0]} memory items link to a missing successor")
         return problems
+
+    # --- extras ------------------------------------------------------------------
+    def vacuum(self) -> None:
+        """Write pending changes into the file and let DuckDB drop row groups freed by deletes."""
+        with self._db.guarded("vacuum") as raw:
+            raw.execute("CHECKPOINT")
+
+    def backup(self, path: Path) -> None:
+        """Write a consistent copy of the database to `path`, itself a DuckDB file."""
+        target = Path(path)
+        with self._db.guarded("backup") as raw:
+            name = raw.execute("SELECT current_database()").fetchone()
+            try:
+                raw.execute("ATTACH ? AS lcm_backup", (str(target),))
+                raw.execute(f'COPY FROM DATABASE "{name[0] if name else "memory"}" TO lcm_backup')
+            finally:
+                with contextlib.suppress(duckdb.Error):
+                    raw.execute("DETACH lcm_backup")
+
+    def shares_file(self) -> bool:
+        """False: DuckDB lets one process at a time open the file (handles in it may share)."""
+        return False

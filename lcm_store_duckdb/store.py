@@ -20,6 +20,7 @@ from lcm_core.store.models import (
     MemoryItem,
 )
 from lcm_core.store.registry import store_url
+from lcm_store_duckdb.admin import AdminMixin
 from lcm_store_duckdb.analytics import AnalyticsMixin
 from lcm_store_duckdb.connection import Connection
 from lcm_store_duckdb.events import EventsMixin
@@ -33,7 +34,7 @@ _INSERT_ITEM = (
 )
 
 
-class DuckDBMemoryStore(EventsMixin, RecordsMixin, AnalyticsMixin):
+class DuckDBMemoryStore(EventsMixin, RecordsMixin, AdminMixin, AnalyticsMixin):
     """A `MemoryStore` on one DuckDB file (or `:memory:`), schema v2, one process at a time."""
 
     def __init__(self, location: str | Path) -> None:
@@ -220,25 +221,3 @@ class DuckDBMemoryStore(EventsMixin, RecordsMixin, AnalyticsMixin):
         hits = [ItemHit(rows.item_from_row(row), score) for row, score in scored]
         hits.sort(key=lambda hit: (-hit.score, hit.item.id))
         return hits
-
-    # --- extras ------------------------------------------------------------------
-    def vacuum(self) -> None:
-        """Write pending changes into the file and let DuckDB drop row groups freed by deletes."""
-        with self._db.guarded("vacuum") as raw:
-            raw.execute("CHECKPOINT")
-
-    def backup(self, path: Path) -> None:
-        """Write a consistent copy of the database to `path`, itself a DuckDB file."""
-        target = Path(path)
-        with self._db.guarded("backup") as raw:
-            name = raw.execute("SELECT current_database()").fetchone()
-            try:
-                raw.execute("ATTACH ? AS lcm_backup", (str(target),))
-                raw.execute(f'COPY FROM DATABASE "{name[0] if name else "memory"}" TO lcm_backup')
-            finally:
-                with contextlib.suppress(duckdb.Error):
-                    raw.execute("DETACH lcm_backup")
-
-    def shares_file(self) -> bool:
-        """False: DuckDB lets one process at a time open the file (handles in it may share)."""
-        return False

@@ -1,17 +1,13 @@
-"""The SQLite store's bookkeeping tables: sessions, state, skills, logs, queue, admin."""
+"""The SQLite store's bookkeeping tables: sessions, state, skills, rules, logs, the queue."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from lcm_core.clock import utc_now_iso
 from lcm_core.store import rows
 from lcm_core.store.models import (
-    SCHEMA_VERSION,
-    SESSION_TABLES,
-    TABLES,
     AssemblyLog,
     Checkpoint,
     PendingExtraction,
@@ -23,7 +19,6 @@ from lcm_core.store.models import (
     TaskState,
     ValidationLog,
 )
-from lcm_core.store.queries import count_query, export_query
 
 if TYPE_CHECKING:
     from lcm_store_sqlite.connection import Connection
@@ -370,82 +365,3 @@ class RecordsMixin:
                 "DELETE FROM pending_extraction WHERE session_id = ? AND seq = ?",
                 (session_id, seq),
             )
-
-    # --- meta, stats, export, purge, integrity ---------------------------------------
-    def get_meta(self, key: str) -> str | None:
-        with self._db.guarded("get meta") as raw:
-            row = raw.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return None if row is None else str(row[0])
-
-    def set_meta(self, key: str, value: str) -> None:
-        with self._db.transaction(), self._db.guarded("set meta") as raw:
-            raw.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
-
-    def schema_version(self) -> int:
-        with self._db.guarded("schema version") as _:
-            return self._db.current_version()
-
-    def stats(self, session_id: str | None = None) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        with self._db.guarded("stats") as raw:
-            for table in TABLES:
-                counts[table] = int(raw.execute(*count_query(table, session_id)).fetchone()[0])
-        return counts
-
-    def export_rows(self, table: str, *, session_id: str | None = None) -> Iterator[dict[str, Any]]:
-        sql, params = export_query(table, session_id)
-        return self._stream(sql, params, table)
-
-    def _stream(self, sql: str, params: tuple[Any, ...], table: str) -> Iterator[dict[str, Any]]:
-        # Fetch in batches with its own cursor so a big table never sits in memory whole.
-        with self._db.guarded(f"export {table}") as raw:
-            cursor = raw.execute(sql, params)
-        while True:
-            with self._db.guarded(f"export {table}"):
-                batch = cursor.fetchmany(_EXPORT_BATCH)
-            if not batch:
-                return
-            for row in batch:
-                yield dict(zip(row.keys(), tuple(row), strict=True))
-
-    def purge_session(self, session_id: str) -> dict[str, int]:
-        deleted: dict[str, int] = {}
-        with self._db.transaction(), self._db.guarded("purge session") as raw:
-            for table in SESSION_TABLES:
-                cursor = raw.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
-                deleted[table] = max(0, cursor.rowcount)
-        return deleted
-
-    def purge_all(self) -> dict[str, int]:
-        deleted: dict[str, int] = {}
-        with self._db.transaction(), self._db.guarded("purge all") as raw:
-            for table in TABLES:
-                if table == "meta":
-                    continue
-                deleted[table] = max(0, raw.execute(f"DELETE FROM {table}").rowcount)
-        return deleted
-
-    def integrity_check(self) -> list[str]:
-        problems: list[str] = []
-        with self._db.guarded("integrity check") as raw:
-            for row in raw.execute("PRAGMA integrity_check"):
-                if row[0] != "ok":
-                    problems.append(f"sqlite: {row[0]}")
-            for fts in ("events_fts", "memory_fts"):
-                try:
-                    raw.execute(f"INSERT INTO {fts} ({fts}) VALUES ('integrity-check')")
-                except Exception as exc:  # the FTS module reports damage as an error
-                    # The check is written as an INSERT: a read-only file cannot run
-                    # it, which says nothing about damage.
-                    if "readonly" not in str(exc):
-                        problems.append(f"{fts}: {exc}")
-            version = self._db.current_version()
-            if version != SCHEMA_VERSION:
-                problems.append(f"schema version is {version}, expected {SCHEMA_VERSION}")
-            dangling = raw.execute(
-                "SELECT COUNT(*) FROM memory_items AS m WHERE m.superseded_by IS NOT NULL "
-                "AND NOT EXISTS (SELECT 1 FROM memory_items AS n WHERE n.id = m.superseded_by)"
-            ).fetchone()[0]
-            if dangling:
-                problems.append(f"{dangling} memory items link to a missing successor")
-        return problems

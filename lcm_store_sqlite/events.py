@@ -1,0 +1,147 @@
+"""Events and the archive in SQLite: idempotent inserts, reads, search."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from lcm_core.clock import utc_now_iso
+from lcm_core.store import records, rows
+from lcm_core.store.models import ArchiveEntry, Event, EventHit
+from lcm_core.text.tokens import scrub_surrogates
+from lcm_store_sqlite.search import SearchMixin
+
+if TYPE_CHECKING:
+    from lcm_store_sqlite.connection import Connection
+
+_INSERT_EVENT = (
+    f"INSERT OR IGNORE INTO events ({rows.EVENT_COLUMNS}) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+class EventsMixin(SearchMixin):
+    """Events and archive entries; needs `self._db`."""
+
+    _db: Connection
+
+    # --- events ------------------------------------------------------------------
+    def insert_event(self, event: Event) -> bool:
+        with self._db.transaction(), self._db.guarded("insert event") as raw:
+            cursor = raw.execute(_INSERT_EVENT, rows.event_params(records.prepare_event(event)))
+            return cursor.rowcount > 0
+
+    def insert_events(self, events: Iterable[Event]) -> int:
+        params = [rows.event_params(records.prepare_event(event)) for event in events]
+        if not params:
+            return 0
+        with self._db.transaction(), self._db.guarded("insert events") as raw:
+            # executemany sums the direct changes of each statement (trigger writes
+            # to the FTS table are not counted), so ignored duplicates add nothing.
+            return max(0, raw.executemany(_INSERT_EVENT, params).rowcount)
+
+    def get_event(self, session_id: str, seq: int) -> Event | None:
+        with self._db.guarded("get event") as raw:
+            row = raw.execute(
+                "SELECT * FROM events WHERE session_id = ? AND seq = ?", (session_id, seq)
+            ).fetchone()
+        return rows.event_from_row(row) if row else None
+
+    def get_events(self, session_id: str, seqs: Sequence[int]) -> list[Event]:
+        wanted = sorted({int(seq) for seq in seqs})
+        found: list[Event] = []
+        with self._db.guarded("get events") as raw:
+            for start in range(0, len(wanted), 500):
+                chunk = wanted[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                found.extend(
+                    rows.event_from_row(row)
+                    for row in raw.execute(
+                        f"SELECT * FROM events WHERE session_id = ? AND seq IN ({marks}) "
+                        "ORDER BY seq",
+                        (session_id, *chunk),
+                    )
+                )
+        return found
+
+    def list_events(
+        self,
+        session_id: str,
+        *,
+        start_seq: int | None = None,
+        end_seq: int | None = None,
+        types: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> list[Event]:
+        clauses = ["session_id = ?"]
+        params: list[Any] = [session_id]
+        if start_seq is not None:
+            clauses.append("seq >= ?")
+            params.append(start_seq)
+        if end_seq is not None:
+            clauses.append("seq <= ?")
+            params.append(end_seq)
+        if types is not None:
+            if not types:
+                return []
+            clauses.append(f"type IN ({','.join('?' * len(types))})")
+            params.extend(types)
+        sql = f"SELECT * FROM events WHERE {' AND '.join(clauses)} ORDER BY seq"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(max(0, int(limit)))
+        with self._db.guarded("list events") as raw:
+            return [rows.event_from_row(row) for row in raw.execute(sql, params)]
+
+    def max_event_seq(self, session_id: str) -> int | None:
+        with self._db.guarded("max event seq") as raw:
+            row = raw.execute(
+                "SELECT MAX(seq) FROM events WHERE session_id = ?", (session_id,)
+            ).fetchone()
+        return None if row[0] is None else int(row[0])
+
+    def search_events(
+        self,
+        session_id: str | None,
+        terms: Sequence[str],
+        *,
+        types: Sequence[str] | None = None,
+        limit: int = 50,
+    ) -> list[EventHit]:
+        filters: list[str] = []
+        params: list[Any] = []
+        if session_id is not None:
+            filters.append("t.session_id = ?")
+            params.append(session_id)
+        if types is not None:
+            if not types:
+                return []
+            filters.append(f"t.type IN ({','.join('?' * len(types))})")
+            params.extend(types)
+        scored = self._search("events", "events_fts", "text", terms, filters, params, limit)
+        hits = [EventHit(rows.event_from_row(row), score) for row, score in scored]
+        hits.sort(key=lambda hit: (-hit.score, hit.event.session_id, hit.event.seq))
+        return hits[: max(0, limit)]
+
+    # --- archive -----------------------------------------------------------------
+    def put_archive(self, entry: ArchiveEntry) -> None:
+        with self._db.transaction(), self._db.guarded("put archive") as raw:
+            raw.execute(
+                "INSERT OR IGNORE INTO archive (session_id, ref, text, created_at) "
+                "VALUES (?, ?, ?, ?)",
+                (
+                    entry.session_id,
+                    entry.ref,
+                    scrub_surrogates(entry.text),
+                    entry.created_at or utc_now_iso(),
+                ),
+            )
+
+    def get_archive(self, session_id: str, ref: str) -> ArchiveEntry | None:
+        with self._db.guarded("get archive") as raw:
+            row = raw.execute(
+                "SELECT * FROM archive WHERE session_id = ? AND ref = ?", (session_id, ref)
+            ).fetchone()
+        if row is None:
+            return None
+        return ArchiveEntry(row["session_id"], row["ref"], row["text"], row["created_at"])
