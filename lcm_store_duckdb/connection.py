@@ -23,6 +23,7 @@ from lcm_core.store.errors import (
     StoreOpenError,
 )
 from lcm_core.store.models import SCHEMA_VERSION
+from lcm_core.store.queries import Dialect
 from lcm_store_duckdb.schema import MIGRATIONS
 from lcm_store_duckdb.undo import UndoLog
 
@@ -31,6 +32,10 @@ from lcm_store_duckdb.undo import UndoLog
 # handle also lets DuckDB share one database instance between handles of a process.
 CONFIG: Final = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
 _PID_RE: Final = re.compile(r"\(PID (\d+)\)")
+
+
+# One list parameter per membership test; NULLS FIRST as SQLite sorts NULL.
+DIALECT = Dialect(member="list_contains({mark}, {column})", nulls_first=" NULLS FIRST")
 
 
 def translate(exc: duckdb.Error, where: str) -> StoreError:

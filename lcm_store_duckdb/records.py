@@ -19,7 +19,9 @@ from lcm_core.store.models import (
     TaskState,
     ValidationLog,
 )
+from lcm_core.store.queries import list_rules_query
 from lcm_store_duckdb.admin import AdminMixin
+from lcm_store_duckdb.connection import DIALECT
 from lcm_store_duckdb.fetch import fetch_dict
 
 if TYPE_CHECKING:
@@ -224,17 +226,7 @@ class RecordsMixin(AdminMixin):
     def list_rules(
         self, *, skill_name: str | None = None, active: bool | None = None
     ) -> list[Rule]:
-        clauses: list[str] = []
-        params: list[Any] = []
-        if skill_name is not None:
-            clauses.append("skill_name = ?")
-            params.append(skill_name)
-        if active is not None:
-            clauses.append("active = ?")
-            params.append(int(active))
-        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        # NULLS FIRST matches SQLite, where NULL sorts before every number.
-        sql = f"SELECT * FROM rules {where} ORDER BY skill_name, source_line NULLS FIRST, rule_key"
+        sql, params = list_rules_query(DIALECT, skill_name=skill_name, active=active)
         return [rows.rule_from_row(row) for row in self._all("list rules", sql, *params)]
 
     def put_rule_override(self, override: RuleOverride) -> None:

@@ -19,10 +19,11 @@ from lcm_core.store.models import (
     MemoryEvent,
     MemoryItem,
 )
+from lcm_core.store.queries import list_items_query, list_memory_events_query
 from lcm_core.store.registry import store_url
 from lcm_store_duckdb.admin import AdminMixin
 from lcm_store_duckdb.analytics import AnalyticsMixin
-from lcm_store_duckdb.connection import Connection
+from lcm_store_duckdb.connection import DIALECT, Connection
 from lcm_store_duckdb.events import EventsMixin
 from lcm_store_duckdb.fetch import fetch_dict, fetch_dicts
 from lcm_store_duckdb.records import RecordsMixin
@@ -107,22 +108,11 @@ class DuckDBMemoryStore(EventsMixin, RecordsMixin, AdminMixin, AnalyticsMixin):
         statuses: Sequence[str] | None = None,
         kinds: Sequence[str] | None = None,
     ) -> list[MemoryItem]:
-        clauses: list[str] = []
-        params: list[Any] = []
-        if session_id is not None:
-            clauses.append("session_id = ?")
-            params.append(session_id)
-        for column, values in (("status", statuses), ("kind", kinds)):
-            if values is not None:
-                if not values:
-                    return []
-                clauses.append(f"list_contains(?, {column})")
-                params.append(list(values))
-        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        query = list_items_query(DIALECT, session_id, statuses=statuses, kinds=kinds)
+        if query is None:
+            return []
         with self._db.guarded("list items") as raw:
-            found = fetch_dicts(
-                raw.execute(f"SELECT * FROM memory_items {where} ORDER BY created_at, id", params)
-            )
+            found = fetch_dicts(raw.execute(*query))
         return [rows.item_from_row(row) for row in found]
 
     def update_item(self, item_id: str, change: ItemChange, event: MemoryEvent) -> MemoryItem:
@@ -183,19 +173,9 @@ class DuckDBMemoryStore(EventsMixin, RecordsMixin, AdminMixin, AnalyticsMixin):
     def list_memory_events(
         self, *, memory_id: str | None = None, session_id: str | None = None
     ) -> list[MemoryEvent]:
-        clauses: list[str] = []
-        params: list[Any] = []
-        if memory_id is not None:
-            clauses.append("memory_id = ?")
-            params.append(memory_id)
-        if session_id is not None:
-            clauses.append("session_id = ?")
-            params.append(session_id)
-        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        query = list_memory_events_query(DIALECT, memory_id=memory_id, session_id=session_id)
         with self._db.guarded("list memory events") as raw:
-            found = fetch_dicts(
-                raw.execute(f"SELECT * FROM memory_events {where} ORDER BY id", params)
-            )
+            found = fetch_dicts(raw.execute(*query))
         return [rows.memory_event_from_row(row) for row in found]
 
     def search_items(

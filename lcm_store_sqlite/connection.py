@@ -20,9 +20,14 @@ from lcm_core.store.errors import (
     StoreOpenError,
 )
 from lcm_core.store.models import SCHEMA_VERSION
+from lcm_core.store.queries import Dialect
 from lcm_store_sqlite.schema import MIGRATIONS
 
 BUSY_TIMEOUT_MS = 5000
+
+
+# How this backend spells parameters and list tests in the shared queries.
+DIALECT = Dialect()
 
 
 def translate(exc: sqlite3.Error, where: str) -> StoreError:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lcm_core.clock import utc_now_iso
 from lcm_core.store import records, rows
 from lcm_core.store.models import ArchiveEntry, Event, EventHit
+from lcm_core.store.queries import Where, list_events_query
 from lcm_core.text.tokens import scrub_surrogates
+from lcm_store_sqlite.connection import DIALECT
 from lcm_store_sqlite.search import SearchMixin
 
 if TYPE_CHECKING:
@@ -73,25 +75,13 @@ class EventsMixin(SearchMixin):
         types: Sequence[str] | None = None,
         limit: int | None = None,
     ) -> list[Event]:
-        clauses = ["session_id = ?"]
-        params: list[Any] = [session_id]
-        if start_seq is not None:
-            clauses.append("seq >= ?")
-            params.append(start_seq)
-        if end_seq is not None:
-            clauses.append("seq <= ?")
-            params.append(end_seq)
-        if types is not None:
-            if not types:
-                return []
-            clauses.append(f"type IN ({','.join('?' * len(types))})")
-            params.extend(types)
-        sql = f"SELECT * FROM events WHERE {' AND '.join(clauses)} ORDER BY seq"
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(max(0, int(limit)))
+        query = list_events_query(
+            DIALECT, session_id, start_seq=start_seq, end_seq=end_seq, types=types, limit=limit
+        )
+        if query is None:
+            return []
         with self._db.guarded("list events") as raw:
-            return [rows.event_from_row(row) for row in raw.execute(sql, params)]
+            return [rows.event_from_row(row) for row in raw.execute(*query)]
 
     def max_event_seq(self, session_id: str) -> int | None:
         with self._db.guarded("max event seq") as raw:
@@ -108,17 +98,12 @@ class EventsMixin(SearchMixin):
         types: Sequence[str] | None = None,
         limit: int = 50,
     ) -> list[EventHit]:
-        filters: list[str] = []
-        params: list[Any] = []
-        if session_id is not None:
-            filters.append("t.session_id = ?")
-            params.append(session_id)
-        if types is not None:
-            if not types:
-                return []
-            filters.append(f"t.type IN ({','.join('?' * len(types))})")
-            params.extend(types)
-        scored = self._search("events", "events_fts", "text", terms, filters, params, limit)
+        where = Where(DIALECT, "t.")
+        where.compare("session_id", session_id)
+        where.among("type", types)
+        if where.empty:
+            return []
+        scored = self._search("events", "events_fts", "text", terms, where, limit)
         hits = [EventHit(rows.event_from_row(row), score) for row, score in scored]
         hits.sort(key=lambda hit: (-hit.score, hit.event.session_id, hit.event.seq))
         return hits[: max(0, limit)]

@@ -19,6 +19,8 @@ from lcm_core.store.models import (
     TaskState,
     ValidationLog,
 )
+from lcm_core.store.queries import list_rules_query
+from lcm_store_sqlite.connection import DIALECT
 
 if TYPE_CHECKING:
     from lcm_store_sqlite.connection import Connection
@@ -212,23 +214,9 @@ class RecordsMixin:
     def list_rules(
         self, *, skill_name: str | None = None, active: bool | None = None
     ) -> list[Rule]:
-        clauses: list[str] = []
-        params: list[Any] = []
-        if skill_name is not None:
-            clauses.append("skill_name = ?")
-            params.append(skill_name)
-        if active is not None:
-            clauses.append("active = ?")
-            params.append(int(active))
-        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        query = list_rules_query(DIALECT, skill_name=skill_name, active=active)
         with self._db.guarded("list rules") as raw:
-            return [
-                rows.rule_from_row(row)
-                for row in raw.execute(
-                    f"SELECT * FROM rules {where} ORDER BY skill_name, source_line, rule_key",
-                    params,
-                )
-            ]
+            return [rows.rule_from_row(row) for row in raw.execute(*query)]
 
     def put_rule_override(self, override: RuleOverride) -> None:
         with self._db.transaction(), self._db.guarded("put rule override") as raw:

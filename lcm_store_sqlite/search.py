@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from lcm_core.store.queries import Where
 from lcm_core.text.tokens import MIN_INDEXED_TERM_CHARS, score_matches, search_terms
 
 if TYPE_CHECKING:
@@ -77,8 +78,7 @@ class SearchMixin:
         fts_table: str,
         column: str,
         terms: Sequence[str],
-        filters: list[str],
-        params: list[Any],
+        filters: Where,
         limit: int,
     ) -> list[tuple[sqlite3.Row, float]]:
         """Rows containing any term, scored by `score_matches` over the matching rows.
@@ -87,16 +87,17 @@ class SearchMixin:
         how many other sessions the file holds (the FTS index does not know sessions,
         so a MATCH there walks every session's postings). Larger scopes use the
         trigram index for long terms and LIKE for short ones, each with a bounded
-        candidate list.
+        candidate list. `filters` has the alias `t.` on the content table.
         """
+        params = filters.params
         split = split_terms(terms)
         all_terms = split.fts + split.like
         if limit <= 0 or not all_terms:
             return []
-        where = "".join(f" AND {clause}" for clause in filters)
+        where = "".join(f" AND {clause}" for clause in filters.clauses)
         with self._db.guarded(f"search {table}") as raw:
-            scope = self._scope_rows(raw, table, filters, params)
-            if self._scannable(raw, table, filters, params, scope):
+            scope = self._scope_rows(raw, table, filters.clauses, params)
+            if self._scannable(raw, table, filters.clauses, params, scope):
                 # Score every match from its text alone, then read whole rows only for
                 # the best `limit` (and any tied with the last): common terms can match
                 # hundreds of rows, and building each one is the slow part.

@@ -7,7 +7,6 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from lcm_core.clock import utc_now_iso
 from lcm_core.store import records, rows
@@ -18,9 +17,10 @@ from lcm_core.store.models import (
     MemoryEvent,
     MemoryItem,
 )
+from lcm_core.store.queries import Where, list_items_query, list_memory_events_query
 from lcm_core.store.registry import store_url
 from lcm_store_sqlite.admin import AdminMixin
-from lcm_store_sqlite.connection import Connection
+from lcm_store_sqlite.connection import DIALECT, Connection
 from lcm_store_sqlite.events import EventsMixin
 from lcm_store_sqlite.records import RecordsMixin
 
@@ -86,25 +86,11 @@ class SQLiteMemoryStore(EventsMixin, RecordsMixin, AdminMixin):
         statuses: Sequence[str] | None = None,
         kinds: Sequence[str] | None = None,
     ) -> list[MemoryItem]:
-        clauses: list[str] = []
-        params: list[Any] = []
-        if session_id is not None:
-            clauses.append("session_id = ?")
-            params.append(session_id)
-        for column, values in (("status", statuses), ("kind", kinds)):
-            if values is not None:
-                if not values:
-                    return []
-                clauses.append(f"{column} IN ({','.join('?' * len(values))})")
-                params.extend(values)
-        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        query = list_items_query(DIALECT, session_id, statuses=statuses, kinds=kinds)
+        if query is None:
+            return []
         with self._db.guarded("list items") as raw:
-            return [
-                rows.item_from_row(row)
-                for row in raw.execute(
-                    f"SELECT * FROM memory_items {where} ORDER BY created_at, id", params
-                )
-            ]
+            return [rows.item_from_row(row) for row in raw.execute(*query)]
 
     def update_item(self, item_id: str, change: ItemChange, event: MemoryEvent) -> MemoryItem:
         with self._db.transaction(), self._db.guarded("update item") as raw:
@@ -155,20 +141,9 @@ class SQLiteMemoryStore(EventsMixin, RecordsMixin, AdminMixin):
     def list_memory_events(
         self, *, memory_id: str | None = None, session_id: str | None = None
     ) -> list[MemoryEvent]:
-        clauses: list[str] = []
-        params: list[Any] = []
-        if memory_id is not None:
-            clauses.append("memory_id = ?")
-            params.append(memory_id)
-        if session_id is not None:
-            clauses.append("session_id = ?")
-            params.append(session_id)
-        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        query = list_memory_events_query(DIALECT, memory_id=memory_id, session_id=session_id)
         with self._db.guarded("list memory events") as raw:
-            return [
-                rows.memory_event_from_row(row)
-                for row in raw.execute(f"SELECT * FROM memory_events {where} ORDER BY id", params)
-            ]
+            return [rows.memory_event_from_row(row) for row in raw.execute(*query)]
 
     def search_items(
         self,
@@ -179,20 +154,13 @@ class SQLiteMemoryStore(EventsMixin, RecordsMixin, AdminMixin):
         kinds: Sequence[str] | None = None,
         limit: int = 100,
     ) -> list[ItemHit]:
-        filters: list[str] = []
-        params: list[Any] = []
-        if session_id is not None:
-            filters.append("t.session_id = ?")
-            params.append(session_id)
-        for column, values in (("status", statuses), ("kind", kinds)):
-            if values is not None:
-                if not values:
-                    return []
-                filters.append(f"t.{column} IN ({','.join('?' * len(values))})")
-                params.extend(values)
-        scored = self._search(
-            "memory_items", "memory_fts", "content", terms, filters, params, limit
-        )
+        where = Where(DIALECT, "t.")
+        where.compare("session_id", session_id)
+        where.among("status", statuses)
+        where.among("kind", kinds)
+        if where.empty:
+            return []
+        scored = self._search("memory_items", "memory_fts", "content", terms, where, limit)
         hits = [ItemHit(rows.item_from_row(row), score) for row, score in scored]
         hits.sort(key=lambda hit: (-hit.score, hit.item.id))
         return hits[: max(0, limit)]

@@ -1,16 +1,23 @@
-"""SQL every SQL backend runs alike: table counts and the export order, per session or all.
+"""SQL every SQL backend runs alike: counts, the export order and the filtered list reads.
 
 Plain SQL text with `?` parameters (SQLite and DuckDB take it; PostgreSQL passes
 `mark="%s"`), so the rules of which tables a session filter touches and in what order
 an export walks a table are written once, beside `SESSION_TABLES` and `EXPORT_ORDER`.
+The list reads (`list_*_query`) hold the rules of which filter narrows what, written
+once; a backend's `Dialect` says only how it spells a parameter and a list test. A
+`None` query means an empty filter list: no row can match, nothing need be read.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
 from lcm_core.store.errors import StoreError
 from lcm_core.store.models import EXPORT_ORDER, SESSION_TABLES, TABLES
 
-Query = tuple[str, tuple[str, ...]]
+Query = tuple[str, tuple[Any, ...]]
 
 
 def _scope(table: str, session_id: str | None, mark: str) -> Query:
@@ -32,3 +39,114 @@ def export_query(table: str, session_id: str | None = None, *, mark: str = "?") 
         raise StoreError(f"unknown table {table!r}; tables are: {', '.join(TABLES)}")
     where, params = _scope(table, session_id, mark)
     return f"SELECT * FROM {table}{where} ORDER BY {EXPORT_ORDER[table]}", params
+
+
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    """How one backend spells a parameter, a test against a list, and NULL ordering."""
+
+    mark: str = "?"
+    # A template over `{column}` and `{mark}` testing membership in one list-valued
+    # parameter; empty means `column IN (?, ?, ...)` with one parameter per value.
+    member: str = ""
+    # Appended to an ascending sort key that may be NULL, so NULL sorts first everywhere.
+    nulls_first: str = ""
+
+
+@dataclass(slots=True)
+class Where:
+    """Optional filters AND-ed into one WHERE clause, parameters in clause order."""
+
+    dialect: Dialect
+    prefix: str = ""
+    clauses: list[str] = field(default_factory=list)
+    params: list[Any] = field(default_factory=list)
+    # An empty list filter: no row can match.
+    empty: bool = False
+
+    def compare(self, column: str, value: object | None, op: str = "=") -> None:
+        """`column op value`, when a value is given."""
+        if value is not None:
+            self.clauses.append(f"{self.prefix}{column} {op} {self.dialect.mark}")
+            self.params.append(value)
+
+    def among(self, column: str, values: Sequence[Any] | None) -> None:
+        """`column` is one of `values`, when a list is given (an empty one matches nothing)."""
+        if values is None:
+            return
+        if not values:
+            self.empty = True
+            return
+        name = f"{self.prefix}{column}"
+        if self.dialect.member:
+            self.clauses.append(self.dialect.member.format(column=name, mark=self.dialect.mark))
+            self.params.append(list(values))
+        else:
+            self.clauses.append(f"{name} IN ({', '.join([self.dialect.mark] * len(values))})")
+            self.params.extend(values)
+
+    def sql(self) -> str:
+        """` WHERE a AND b`, or nothing without a filter."""
+        return f" WHERE {' AND '.join(self.clauses)}" if self.clauses else ""
+
+
+def _select(table: str, where: Where, order: str, limit: int | None = None) -> Query:
+    sql = f"SELECT * FROM {table}{where.sql()} ORDER BY {order}"
+    params = list(where.params)
+    if limit is not None:
+        sql += f" LIMIT {where.dialect.mark}"
+        params.append(max(0, int(limit)))
+    return sql, tuple(params)
+
+
+def list_events_query(
+    dialect: Dialect,
+    session_id: str,
+    *,
+    start_seq: int | None = None,
+    end_seq: int | None = None,
+    types: Sequence[str] | None = None,
+    limit: int | None = None,
+) -> Query | None:
+    """One session's events in seq order, within a seq range and of some types."""
+    where = Where(dialect)
+    where.compare("session_id", session_id)
+    where.compare("seq", start_seq, ">=")
+    where.compare("seq", end_seq, "<=")
+    where.among("type", types)
+    return None if where.empty else _select("events", where, "seq", limit)
+
+
+def list_items_query(
+    dialect: Dialect,
+    session_id: str | None = None,
+    *,
+    statuses: Sequence[str] | None = None,
+    kinds: Sequence[str] | None = None,
+) -> Query | None:
+    """Memory items in creation order, of a session, statuses and kinds when named."""
+    where = Where(dialect)
+    where.compare("session_id", session_id)
+    where.among("status", statuses)
+    where.among("kind", kinds)
+    return None if where.empty else _select("memory_items", where, "created_at, id")
+
+
+def list_memory_events_query(
+    dialect: Dialect, *, memory_id: str | None = None, session_id: str | None = None
+) -> Query:
+    """The memory-event history in write order, of one item and/or one session."""
+    where = Where(dialect)
+    where.compare("memory_id", memory_id)
+    where.compare("session_id", session_id)
+    return _select("memory_events", where, "id")
+
+
+def list_rules_query(
+    dialect: Dialect, *, skill_name: str | None = None, active: bool | None = None
+) -> Query:
+    """Rules by skill and source line, of one skill and/or activity when named."""
+    where = Where(dialect)
+    where.compare("skill_name", skill_name)
+    where.compare("active", None if active is None else int(active))
+    return _select("rules", where, f"skill_name, source_line{dialect.nulls_first}, rule_key")
