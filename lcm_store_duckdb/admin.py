@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 import duckdb
 
-from lcm_core.store.models import SCHEMA_VERSION, SESSION_TABLES, TABLES
-from lcm_core.store.queries import count_query, export_query
+from lcm_core.store.models import SCHEMA_VERSION, SESSION_TABLES
+from lcm_core.store.queries import PURGED_TABLES, Query
 from lcm_store_duckdb.connection import translate
 from lcm_store_duckdb.fetch import fetch_dict, fetch_dicts
 from lcm_store_duckdb.schema import SEARCH_TABLES
@@ -35,6 +35,9 @@ class AdminMixin:
         with self._db.guarded(where) as raw:
             return fetch_dict(raw.execute(sql, params))
 
+    def _fetch(self, where: str, query: Query) -> list[dict[str, Any]]:
+        return self._all(where, query[0], *query[1])
+
     def _all(self, where: str, sql: str, *params: Any) -> list[dict[str, Any]]:
         with self._db.guarded(where) as raw:
             return fetch_dicts(raw.execute(sql, params))
@@ -54,18 +57,6 @@ class AdminMixin:
             return self._db.current_version()
 
     # --- stats and export ----------------------------------------------------------
-    def stats(self, session_id: str | None = None) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        with self._db.guarded("stats") as raw:
-            for table in TABLES:
-                row = raw.execute(*count_query(table, session_id)).fetchone()
-                counts[table] = int(row[0]) if row else 0
-        return counts
-
-    def export_rows(self, table: str, *, session_id: str | None = None) -> Iterator[dict[str, Any]]:
-        sql, params = export_query(table, session_id)
-        return self._stream(sql, params, table)
-
     def _stream(self, sql: str, params: tuple[Any, ...], table: str) -> Iterator[dict[str, Any]]:
         # A cursor is DuckDB's second connection to the same database, so the caller may
         # use the store between batches without cancelling this result. It reads what is
@@ -110,9 +101,7 @@ class AdminMixin:
     def purge_all(self) -> dict[str, int]:
         deleted: dict[str, int] = {}
         with self._db.transaction(), self._db.guarded("purge all") as raw:
-            for table in TABLES:
-                if table == "meta":
-                    continue
+            for table in PURGED_TABLES:
                 for name in (table, SEARCH_TABLES.get(table)):
                     if name is None:
                         continue

@@ -8,9 +8,7 @@ from typing import TYPE_CHECKING, Any, Final
 from lcm_core.clock import utc_now_iso
 from lcm_core.store import records, rows
 from lcm_core.store.models import ArchiveEntry, Event, EventHit
-from lcm_core.store.queries import list_events_query
 from lcm_core.text.tokens import scrub_surrogates
-from lcm_store_duckdb.connection import DIALECT
 from lcm_store_duckdb.fetch import fetch_dict, fetch_dicts
 from lcm_store_duckdb.search import fold, run_search, trigram_count
 
@@ -98,23 +96,6 @@ class EventsMixin:
                 )
             )
         return [rows.event_from_row(row) for row in found]
-
-    def list_events(
-        self,
-        session_id: str,
-        *,
-        start_seq: int | None = None,
-        end_seq: int | None = None,
-        types: Sequence[str] | None = None,
-        limit: int | None = None,
-    ) -> list[Event]:
-        query = list_events_query(
-            DIALECT, session_id, start_seq=start_seq, end_seq=end_seq, types=types, limit=limit
-        )
-        if query is None:
-            return []
-        with self._db.guarded("list events") as raw:
-            return [rows.event_from_row(row) for row in fetch_dicts(raw.execute(*query))]
 
     def max_event_seq(self, session_id: str) -> int | None:
         with self._db.guarded("max event seq") as raw:

@@ -19,9 +19,7 @@ from lcm_core.store.models import (
     TaskState,
     ValidationLog,
 )
-from lcm_core.store.queries import list_rules_query
 from lcm_store_duckdb.admin import AdminMixin
-from lcm_store_duckdb.connection import DIALECT
 from lcm_store_duckdb.fetch import fetch_dict
 
 if TYPE_CHECKING:
@@ -222,12 +220,6 @@ class RecordsMixin(AdminMixin):
                     rule.updated_at or utc_now_iso(),
                 ),
             )
-
-    def list_rules(
-        self, *, skill_name: str | None = None, active: bool | None = None
-    ) -> list[Rule]:
-        sql, params = list_rules_query(DIALECT, skill_name=skill_name, active=active)
-        return [rows.rule_from_row(row) for row in self._all("list rules", sql, *params)]
 
     def put_rule_override(self, override: RuleOverride) -> None:
         with self._db.transaction(), self._db.guarded("put rule override") as raw:

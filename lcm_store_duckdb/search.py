@@ -21,7 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from lcm_core.text.tokens import MIN_INDEXED_TERM_CHARS, relevance, search_terms
+from lcm_core.store.queries import split_terms
+from lcm_core.text.tokens import relevance
 from lcm_store_duckdb.fetch import fetch_dicts
 from lcm_store_duckdb.schema import SEARCH_TABLES
 
@@ -57,10 +58,8 @@ class Terms:
 
 def prepare_terms(raw: Sequence[object]) -> Terms:
     """Clean and dedupe terms; long terms first, as the SQLite store sums them."""
-    cleaned = search_terms(raw)
-    ordered = tuple(t for t in cleaned if len(t) >= MIN_INDEXED_TERM_CHARS) + tuple(
-        t for t in cleaned if len(t) < MIN_INDEXED_TERM_CHARS
-    )
+    split = split_terms(raw)
+    ordered = split.indexed + split.short
     return Terms(ordered, tuple(term.casefold() for term in ordered))
 
 

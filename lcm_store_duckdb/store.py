@@ -19,8 +19,8 @@ from lcm_core.store.models import (
     MemoryEvent,
     MemoryItem,
 )
-from lcm_core.store.queries import list_items_query, list_memory_events_query
 from lcm_core.store.registry import store_url
+from lcm_core.store.sql_reads import SqlReads
 from lcm_store_duckdb.admin import AdminMixin
 from lcm_store_duckdb.analytics import AnalyticsMixin
 from lcm_store_duckdb.connection import DIALECT, Connection
@@ -35,8 +35,10 @@ _INSERT_ITEM = (
 )
 
 
-class DuckDBMemoryStore(EventsMixin, RecordsMixin, AdminMixin, AnalyticsMixin):
+class DuckDBMemoryStore(EventsMixin, RecordsMixin, AdminMixin, AnalyticsMixin, SqlReads):
     """A `MemoryStore` on one DuckDB file (or `:memory:`), schema v2, one process at a time."""
+
+    dialect = DIALECT
 
     def __init__(self, location: str | Path) -> None:
         self._db = Connection(str(location))
@@ -101,20 +103,6 @@ class DuckDBMemoryStore(EventsMixin, RecordsMixin, AdminMixin, AnalyticsMixin):
             row = fetch_dict(raw.execute("SELECT * FROM memory_items WHERE id = ?", (item_id,)))
         return rows.item_from_row(row) if row else None
 
-    def list_items(
-        self,
-        session_id: str | None = None,
-        *,
-        statuses: Sequence[str] | None = None,
-        kinds: Sequence[str] | None = None,
-    ) -> list[MemoryItem]:
-        query = list_items_query(DIALECT, session_id, statuses=statuses, kinds=kinds)
-        if query is None:
-            return []
-        with self._db.guarded("list items") as raw:
-            found = fetch_dicts(raw.execute(*query))
-        return [rows.item_from_row(row) for row in found]
-
     def update_item(self, item_id: str, change: ItemChange, event: MemoryEvent) -> MemoryItem:
         with self._db.transaction(), self._db.guarded("update item") as raw:
             row = fetch_dict(raw.execute("SELECT * FROM memory_items WHERE id = ?", (item_id,)))
@@ -169,14 +157,6 @@ class DuckDBMemoryStore(EventsMixin, RecordsMixin, AdminMixin, AnalyticsMixin):
             ),
         ).fetchone()
         self._db.added("memory_events", "id = ?", (int(row[0]) if row else 0,))
-
-    def list_memory_events(
-        self, *, memory_id: str | None = None, session_id: str | None = None
-    ) -> list[MemoryEvent]:
-        query = list_memory_events_query(DIALECT, memory_id=memory_id, session_id=session_id)
-        with self._db.guarded("list memory events") as raw:
-            found = fetch_dicts(raw.execute(*query))
-        return [rows.memory_event_from_row(row) for row in found]
 
     def search_items(
         self,

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lcm_core.store.models import SCHEMA_VERSION, SESSION_TABLES, TABLES
-from lcm_core.store.queries import count_query, export_query
+from lcm_core.store.models import SCHEMA_VERSION, SESSION_TABLES
+from lcm_core.store.queries import PURGED_TABLES, Query
 
 if TYPE_CHECKING:
     from lcm_store_sqlite.connection import Connection
@@ -35,16 +35,9 @@ class AdminMixin:
         with self._db.guarded("schema version") as _:
             return self._db.current_version()
 
-    def stats(self, session_id: str | None = None) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        with self._db.guarded("stats") as raw:
-            for table in TABLES:
-                counts[table] = int(raw.execute(*count_query(table, session_id)).fetchone()[0])
-        return counts
-
-    def export_rows(self, table: str, *, session_id: str | None = None) -> Iterator[dict[str, Any]]:
-        sql, params = export_query(table, session_id)
-        return self._stream(sql, params, table)
+    def _fetch(self, where: str, query: Query) -> list[sqlite3.Row]:
+        with self._db.guarded(where) as raw:
+            return raw.execute(*query).fetchall()
 
     def _stream(self, sql: str, params: tuple[Any, ...], table: str) -> Iterator[dict[str, Any]]:
         # Fetch in batches with its own cursor so a big table never sits in memory whole.
@@ -69,9 +62,7 @@ class AdminMixin:
     def purge_all(self) -> dict[str, int]:
         deleted: dict[str, int] = {}
         with self._db.transaction(), self._db.guarded("purge all") as raw:
-            for table in TABLES:
-                if table == "meta":
-                    continue
+            for table in PURGED_TABLES:
                 deleted[table] = max(0, raw.execute(f"DELETE FROM {table}").rowcount)
         return deleted
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from lcm_core.clock import utc_now_iso
 from lcm_core.store import records, rows
 from lcm_core.store.models import ArchiveEntry, Event, EventHit
-from lcm_core.store.queries import Where, list_events_query
+from lcm_core.store.queries import Where
 from lcm_core.text.tokens import scrub_surrogates
 from lcm_store_sqlite.connection import DIALECT
 from lcm_store_sqlite.search import SearchMixin
@@ -65,23 +65,6 @@ class EventsMixin(SearchMixin):
                     )
                 )
         return found
-
-    def list_events(
-        self,
-        session_id: str,
-        *,
-        start_seq: int | None = None,
-        end_seq: int | None = None,
-        types: Sequence[str] | None = None,
-        limit: int | None = None,
-    ) -> list[Event]:
-        query = list_events_query(
-            DIALECT, session_id, start_seq=start_seq, end_seq=end_seq, types=types, limit=limit
-        )
-        if query is None:
-            return []
-        with self._db.guarded("list events") as raw:
-            return [rows.event_from_row(row) for row in raw.execute(*query)]
 
     def max_event_seq(self, session_id: str) -> int | None:
         with self._db.guarded("max event seq") as raw:

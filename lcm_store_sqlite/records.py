@@ -19,8 +19,6 @@ from lcm_core.store.models import (
     TaskState,
     ValidationLog,
 )
-from lcm_core.store.queries import list_rules_query
-from lcm_store_sqlite.connection import DIALECT
 
 if TYPE_CHECKING:
     from lcm_store_sqlite.connection import Connection
@@ -210,13 +208,6 @@ class RecordsMixin:
                     rule.updated_at or utc_now_iso(),
                 ),
             )
-
-    def list_rules(
-        self, *, skill_name: str | None = None, active: bool | None = None
-    ) -> list[Rule]:
-        query = list_rules_query(DIALECT, skill_name=skill_name, active=active)
-        with self._db.guarded("list rules") as raw:
-            return [rows.rule_from_row(row) for row in raw.execute(*query)]
 
     def put_rule_override(self, override: RuleOverride) -> None:
         with self._db.transaction(), self._db.guarded("put rule override") as raw:

@@ -4,31 +4,13 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from lcm_core.store.queries import Where
-from lcm_core.text.tokens import MIN_INDEXED_TERM_CHARS, score_matches, search_terms
+from lcm_core.store.queries import SplitTerms, Where, split_terms
+from lcm_core.text.tokens import score_matches
 
 if TYPE_CHECKING:
     from lcm_store_sqlite.connection import Connection
-
-
-@dataclass(frozen=True, slots=True)
-class SplitTerms:
-    """Query terms divided by how the store can serve them."""
-
-    fts: tuple[str, ...]
-    like: tuple[str, ...]
-
-
-def split_terms(terms: Sequence[str]) -> SplitTerms:
-    """Clean terms, then divide them: the trigram index serves only 3+ characters."""
-    cleaned = search_terms(terms)
-    return SplitTerms(
-        tuple(t for t in cleaned if len(t) >= MIN_INDEXED_TERM_CHARS),
-        tuple(t for t in cleaned if len(t) < MIN_INDEXED_TERM_CHARS),
-    )
 
 
 def fts_phrase(term: str) -> str:
@@ -91,7 +73,7 @@ class SearchMixin:
         """
         params = filters.params
         split = split_terms(terms)
-        all_terms = split.fts + split.like
+        all_terms = split.indexed + split.short
         if limit <= 0 or not all_terms:
             return []
         where = "".join(f" AND {clause}" for clause in filters.clauses)
@@ -203,8 +185,8 @@ class SearchMixin:
         # A generous candidate list: rows are ranked again once every term is counted.
         inner_limit = max(limit * 4, 50)
         found: dict[int, sqlite3.Row] = {}
-        for start in range(0, len(split.fts), TERMS_PER_QUERY):
-            chunk = split.fts[start : start + TERMS_PER_QUERY]
+        for start in range(0, len(split.indexed), TERMS_PER_QUERY):
+            chunk = split.indexed[start : start + TERMS_PER_QUERY]
             match = " OR ".join(self._fts_phrase(term) for term in chunk)
             sql = (
                 f"SELECT t.rowid AS _rowid, t.* FROM {fts_table} "
@@ -213,8 +195,8 @@ class SearchMixin:
             )
             for row in raw.execute(sql, (match, *params, inner_limit)):
                 found.setdefault(row["_rowid"], row)
-        if split.like:
-            more = self._like_rows(raw, table, column, split.like, where, params, inner_limit)
+        if split.short:
+            more = self._like_rows(raw, table, column, split.short, where, params, inner_limit)
             for rowid, row in more.items():
                 found.setdefault(rowid, row)
         return found

@@ -17,8 +17,9 @@ from lcm_core.store.models import (
     MemoryEvent,
     MemoryItem,
 )
-from lcm_core.store.queries import Where, list_items_query, list_memory_events_query
+from lcm_core.store.queries import Where
 from lcm_core.store.registry import store_url
+from lcm_core.store.sql_reads import SqlReads
 from lcm_store_sqlite.admin import AdminMixin
 from lcm_store_sqlite.connection import DIALECT, Connection
 from lcm_store_sqlite.events import EventsMixin
@@ -30,8 +31,10 @@ _INSERT_ITEM = (
 )
 
 
-class SQLiteMemoryStore(EventsMixin, RecordsMixin, AdminMixin):
+class SQLiteMemoryStore(EventsMixin, RecordsMixin, AdminMixin, SqlReads):
     """A `MemoryStore` on one SQLite file (or `:memory:`), schema v2, WAL mode."""
+
+    dialect = DIALECT
 
     def __init__(self, location: str | Path) -> None:
         self._db = Connection(str(location))
@@ -79,19 +82,6 @@ class SQLiteMemoryStore(EventsMixin, RecordsMixin, AdminMixin):
             row = raw.execute("SELECT * FROM memory_items WHERE id = ?", (item_id,)).fetchone()
         return rows.item_from_row(row) if row else None
 
-    def list_items(
-        self,
-        session_id: str | None = None,
-        *,
-        statuses: Sequence[str] | None = None,
-        kinds: Sequence[str] | None = None,
-    ) -> list[MemoryItem]:
-        query = list_items_query(DIALECT, session_id, statuses=statuses, kinds=kinds)
-        if query is None:
-            return []
-        with self._db.guarded("list items") as raw:
-            return [rows.item_from_row(row) for row in raw.execute(*query)]
-
     def update_item(self, item_id: str, change: ItemChange, event: MemoryEvent) -> MemoryItem:
         with self._db.transaction(), self._db.guarded("update item") as raw:
             row = raw.execute("SELECT * FROM memory_items WHERE id = ?", (item_id,)).fetchone()
@@ -137,13 +127,6 @@ class SQLiteMemoryStore(EventsMixin, RecordsMixin, AdminMixin):
                 rows.dumps(event.detail),
             ),
         )
-
-    def list_memory_events(
-        self, *, memory_id: str | None = None, session_id: str | None = None
-    ) -> list[MemoryEvent]:
-        query = list_memory_events_query(DIALECT, memory_id=memory_id, session_id=session_id)
-        with self._db.guarded("list memory events") as raw:
-            return [rows.memory_event_from_row(row) for row in raw.execute(*query)]
 
     def search_items(
         self,

@@ -16,8 +16,28 @@ from typing import Any
 
 from lcm_core.store.errors import StoreError
 from lcm_core.store.models import EXPORT_ORDER, SESSION_TABLES, TABLES
+from lcm_core.text.tokens import MIN_INDEXED_TERM_CHARS, search_terms
 
 Query = tuple[str, tuple[Any, ...]]
+# What `purge_all` empties: every table but the store's own bookkeeping.
+PURGED_TABLES = tuple(table for table in TABLES if table != "meta")
+
+
+@dataclass(frozen=True, slots=True)
+class SplitTerms:
+    """Cleaned query terms divided by what a trigram index can serve, long ones first."""
+
+    indexed: tuple[str, ...]
+    short: tuple[str, ...]
+
+
+def split_terms(terms: Sequence[object]) -> SplitTerms:
+    """Clean terms, then divide them: a trigram index serves only 3+ characters."""
+    cleaned = search_terms(terms)
+    return SplitTerms(
+        tuple(t for t in cleaned if len(t) >= MIN_INDEXED_TERM_CHARS),
+        tuple(t for t in cleaned if len(t) < MIN_INDEXED_TERM_CHARS),
+    )
 
 
 def _scope(table: str, session_id: str | None, mark: str) -> Query:
