@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 from lcm_core.clock import utc_now_iso
 from lcm_core.store import records, rows
-from lcm_core.store.models import ArchiveEntry, Event, EventHit
+from lcm_core.store.models import ArchiveEntry, Event
 from lcm_core.text.tokens import scrub_surrogates
 from lcm_store_duckdb.fetch import fetch_dict, fetch_dicts
-from lcm_store_duckdb.search import fold, run_search, trigram_count
+from lcm_store_duckdb.search import fold, trigram_count
 
 if TYPE_CHECKING:
     from lcm_store_duckdb.connection import Connection
@@ -103,36 +103,6 @@ class EventsMixin:
                 "SELECT max(seq) FROM events WHERE session_id = ?", (session_id,)
             ).fetchone()
         return None if row is None or row[0] is None else int(row[0])
-
-    def search_events(
-        self,
-        session_id: str | None,
-        terms: Sequence[str],
-        *,
-        types: Sequence[str] | None = None,
-        limit: int = 50,
-    ) -> list[EventHit]:
-        filters: list[str] = []
-        params: dict[str, Any] = {}
-        if types is not None:
-            if not types:
-                return []
-            filters.append("list_contains($types, c.type)")
-            params["types"] = list(types)
-        scored = run_search(
-            self._db,
-            "events",
-            ("session_id", "seq"),
-            "text",
-            terms,
-            session_id,
-            filters,
-            params,
-            limit,
-        )
-        hits = [EventHit(rows.event_from_row(row), score) for row, score in scored]
-        hits.sort(key=lambda hit: (-hit.score, hit.event.session_id, hit.event.seq))
-        return hits
 
     # --- archive -----------------------------------------------------------------
     def put_archive(self, entry: ArchiveEntry) -> None:

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import duckdb
 
@@ -15,7 +13,6 @@ from lcm_core.store import records, rows
 from lcm_core.store.errors import StoreConflictError, StoreNotFoundError
 from lcm_core.store.models import (
     ItemChange,
-    ItemHit,
     MemoryEvent,
     MemoryItem,
 )
@@ -27,7 +24,7 @@ from lcm_store_duckdb.connection import DIALECT, Connection
 from lcm_store_duckdb.events import EventsMixin
 from lcm_store_duckdb.fetch import fetch_dict, fetch_dicts
 from lcm_store_duckdb.records import RecordsMixin
-from lcm_store_duckdb.search import fold, run_search, trigram_count
+from lcm_store_duckdb.search import SearchMixin, fold, trigram_count
 
 _INSERT_ITEM = (
     f"INSERT INTO memory_items ({rows.ITEM_COLUMNS}) "
@@ -35,7 +32,9 @@ _INSERT_ITEM = (
 )
 
 
-class DuckDBMemoryStore(EventsMixin, RecordsMixin, AdminMixin, AnalyticsMixin, SqlReads):
+class DuckDBMemoryStore(
+    EventsMixin, RecordsMixin, AdminMixin, AnalyticsMixin, SearchMixin, SqlReads
+):
     """A `MemoryStore` on one DuckDB file (or `:memory:`), schema v2, one process at a time."""
 
     dialect = DIALECT
@@ -157,27 +156,3 @@ class DuckDBMemoryStore(EventsMixin, RecordsMixin, AdminMixin, AnalyticsMixin, S
             ),
         ).fetchone()
         self._db.added("memory_events", "id = ?", (int(row[0]) if row else 0,))
-
-    def search_items(
-        self,
-        session_id: str | None,
-        terms: Sequence[str],
-        *,
-        statuses: Sequence[str] = ("active",),
-        kinds: Sequence[str] | None = None,
-        limit: int = 100,
-    ) -> list[ItemHit]:
-        filters: list[str] = []
-        params: dict[str, Any] = {}
-        for column, values in (("status", statuses), ("kind", kinds)):
-            if values is not None:
-                if not values:
-                    return []
-                filters.append(f"list_contains(${column}, c.{column})")
-                params[column] = list(values)
-        scored = run_search(
-            self._db, "memory_items", ("id",), "content", terms, session_id, filters, params, limit
-        )
-        hits = [ItemHit(rows.item_from_row(row), score) for row, score in scored]
-        hits.sort(key=lambda hit: (-hit.score, hit.item.id))
-        return hits

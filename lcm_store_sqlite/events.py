@@ -7,10 +7,8 @@ from typing import TYPE_CHECKING
 
 from lcm_core.clock import utc_now_iso
 from lcm_core.store import records, rows
-from lcm_core.store.models import ArchiveEntry, Event, EventHit
-from lcm_core.store.queries import Where
+from lcm_core.store.models import ArchiveEntry, Event
 from lcm_core.text.tokens import scrub_surrogates
-from lcm_store_sqlite.connection import DIALECT
 from lcm_store_sqlite.search import SearchMixin
 
 if TYPE_CHECKING:
@@ -72,24 +70,6 @@ class EventsMixin(SearchMixin):
                 "SELECT MAX(seq) FROM events WHERE session_id = ?", (session_id,)
             ).fetchone()
         return None if row[0] is None else int(row[0])
-
-    def search_events(
-        self,
-        session_id: str | None,
-        terms: Sequence[str],
-        *,
-        types: Sequence[str] | None = None,
-        limit: int = 50,
-    ) -> list[EventHit]:
-        where = Where(DIALECT, "t.")
-        where.compare("session_id", session_id)
-        where.among("type", types)
-        if where.empty:
-            return []
-        scored = self._search("events", "events_fts", "text", terms, where, limit)
-        hits = [EventHit(rows.event_from_row(row), score) for row, score in scored]
-        hits.sort(key=lambda hit: (-hit.score, hit.event.session_id, hit.event.seq))
-        return hits[: max(0, limit)]
 
     # --- archive -----------------------------------------------------------------
     def put_archive(self, entry: ArchiveEntry) -> None:

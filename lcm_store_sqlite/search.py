@@ -7,7 +7,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from lcm_core.store.queries import SplitTerms, Where, split_terms
+from lcm_core.store.sql_reads import Among
 from lcm_core.text.tokens import score_matches
+from lcm_store_sqlite.connection import DIALECT
 
 if TYPE_CHECKING:
     from lcm_store_sqlite.connection import Connection
@@ -45,10 +47,25 @@ SCOPE_COUNT_MAX = 1_000_000
 TERMS_PER_QUERY = 200
 
 
+# Per searched table: its FTS5 index and the column it indexes.
+_INDEXED = {"events": ("events_fts", "text"), "memory_items": ("memory_fts", "content")}
+
+
 class SearchMixin:
     """Term search over a content table and its FTS5 index; needs `self._db`."""
 
     _db: Connection
+
+    def _scored(
+        self, table: str, session_id: str | None, terms: Sequence[str], among: Among, limit: int
+    ) -> list[tuple[sqlite3.Row, float]]:
+        """Rows of `table` holding any term, scored (the hook of `SqlReads`' searches)."""
+        where = Where(DIALECT, "t.")
+        where.compare("session_id", session_id)
+        for column, values in among.items():
+            where.among(column, values)
+        fts_table, column = _INDEXED[table]
+        return self._search(table, fts_table, column, terms, where, limit)
 
     def _fts_phrase(self, term: str) -> str:
         """The FTS5 literal for one term (a seam the conformance suite's bite test breaks)."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,11 +12,9 @@ from lcm_core.store import records, rows
 from lcm_core.store.errors import StoreConflictError, StoreNotFoundError
 from lcm_core.store.models import (
     ItemChange,
-    ItemHit,
     MemoryEvent,
     MemoryItem,
 )
-from lcm_core.store.queries import Where
 from lcm_core.store.registry import store_url
 from lcm_core.store.sql_reads import SqlReads
 from lcm_store_sqlite.admin import AdminMixin
@@ -127,23 +124,3 @@ class SQLiteMemoryStore(EventsMixin, RecordsMixin, AdminMixin, SqlReads):
                 rows.dumps(event.detail),
             ),
         )
-
-    def search_items(
-        self,
-        session_id: str | None,
-        terms: Sequence[str],
-        *,
-        statuses: Sequence[str] = ("active",),
-        kinds: Sequence[str] | None = None,
-        limit: int = 100,
-    ) -> list[ItemHit]:
-        where = Where(DIALECT, "t.")
-        where.compare("session_id", session_id)
-        where.among("status", statuses)
-        where.among("kind", kinds)
-        if where.empty:
-            return []
-        scored = self._search("memory_items", "memory_fts", "content", terms, where, limit)
-        hits = [ItemHit(rows.item_from_row(row), score) for row, score in scored]
-        hits.sort(key=lambda hit: (-hit.score, hit.item.id))
-        return hits[: max(0, limit)]

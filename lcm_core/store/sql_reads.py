@@ -1,8 +1,9 @@
 """Reads every SQL backend answers alike, written once over two hooks of the backend.
 
 A backend mixes in `SqlReads` last, sets `dialect`, and supplies `_fetch` (run one
-query, return its rows as mappings) and `_stream` (walk a big result a batch at a
-time); the queries (`lcm_core.store.queries`) and the row conversions
+query, return its rows as mappings), `_stream` (walk a big result a batch at a time)
+and `_scored` (its term search: matching rows with their scores); which filters
+apply, the order of hits and the cut at `limit` are decided here; the queries (`lcm_core.store.queries`) and the row conversions
 (`lcm_core.store.rows`) are the core's, so a filter rule or a sort order cannot
 drift between backends.
 """
@@ -13,7 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 from lcm_core.store import rows
-from lcm_core.store.models import TABLES, Event, MemoryEvent, MemoryItem, Rule
+from lcm_core.store.models import TABLES, Event, EventHit, ItemHit, MemoryEvent, MemoryItem, Rule
 from lcm_core.store.queries import (
     Dialect,
     Query,
@@ -25,9 +26,12 @@ from lcm_core.store.queries import (
     list_rules_query,
 )
 
+# Per filtered column, the values a row may have (None: any).
+Among = Mapping[str, Sequence[str] | None]
+
 
 class SqlReads:
-    """Filtered lists, table counts and the export walk, over `_fetch` and `_stream`."""
+    """Filtered lists, term search, counts and the export walk, over the backend's hooks."""
 
     dialect: ClassVar[Dialect]
 
@@ -38,6 +42,44 @@ class SqlReads:
     def _stream(self, sql: str, params: tuple[Any, ...], table: str) -> Iterator[dict[str, Any]]:
         """Rows of one query a batch at a time, as plain dicts."""
         raise NotImplementedError
+
+    def _scored(
+        self, table: str, session_id: str | None, terms: Sequence[str], among: Among, limit: int
+    ) -> Sequence[tuple[Mapping[str, Any], float]]:
+        """Rows of `table` holding any term, scored; `among` maps a column to its allowed values."""
+        raise NotImplementedError
+
+    def search_events(
+        self,
+        session_id: str | None,
+        terms: Sequence[str],
+        *,
+        types: Sequence[str] | None = None,
+        limit: int = 50,
+    ) -> list[EventHit]:
+        if types is not None and not types:
+            return []
+        scored = self._scored("events", session_id, terms, {"type": types}, limit)
+        hits = [EventHit(rows.event_from_row(row), score) for row, score in scored]
+        hits.sort(key=lambda hit: (-hit.score, hit.event.session_id, hit.event.seq))
+        return hits[: max(0, limit)]
+
+    def search_items(
+        self,
+        session_id: str | None,
+        terms: Sequence[str],
+        *,
+        statuses: Sequence[str] = ("active",),
+        kinds: Sequence[str] | None = None,
+        limit: int = 100,
+    ) -> list[ItemHit]:
+        among: Among = {"status": statuses, "kind": kinds}
+        if any(values is not None and not values for values in among.values()):
+            return []
+        scored = self._scored("memory_items", session_id, terms, among, limit)
+        hits = [ItemHit(rows.item_from_row(row), score) for row, score in scored]
+        hits.sort(key=lambda hit: (-hit.score, hit.item.id))
+        return hits[: max(0, limit)]
 
     def list_events(
         self,
