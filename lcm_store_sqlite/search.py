@@ -55,6 +55,7 @@ class SearchMixin:
     """Term search over a content table and its FTS5 index; needs `self._db`."""
 
     _db: Connection
+    _scan_rows_max: int
 
     def _scored(
         self, table: str, session_id: str | None, terms: Sequence[str], among: Among, limit: int
@@ -96,7 +97,7 @@ class SearchMixin:
         where = "".join(f" AND {clause}" for clause in filters.clauses)
         with self._db.guarded(f"search {table}") as raw:
             scope = self._scope_rows(raw, table, filters.clauses, params)
-            if self._scannable(raw, table, filters.clauses, params, scope):
+            if self._scannable(raw, table, filters.clauses, params, scope, self._scan_rows_max):
                 # Score every match from its text alone, then read whole rows only for
                 # the best `limit` (and any tied with the last): common terms can match
                 # hundreds of rows, and building each one is the slow part.
@@ -140,12 +141,17 @@ class SearchMixin:
 
     @staticmethod
     def _scannable(
-        raw: sqlite3.Connection, table: str, filters: list[str], params: list[Any], scope: int
+        raw: sqlite3.Connection,
+        table: str,
+        filters: list[str],
+        params: list[Any],
+        scope: int,
+        most: int,
     ) -> bool:
-        """Whether the rows the filters leave in one session are few enough to scan."""
+        """Whether the rows the filters leave in one session are at most `most`, to scan."""
         if not filters or filters[0] != "t.session_id = ?":
             return False
-        if scope <= SCAN_ROWS_MAX:
+        if scope <= most:
             return True
         if len(filters) == 1:
             return False
@@ -155,7 +161,7 @@ class SearchMixin:
             f"SELECT COUNT(*) FROM (SELECT 1 FROM {table} AS t "
             f"WHERE {' AND '.join(filters)} LIMIT ?)"
         )
-        return int(raw.execute(sql, (*params, SCAN_ROWS_MAX + 1)).fetchone()[0]) <= SCAN_ROWS_MAX
+        return int(raw.execute(sql, (*params, most + 1)).fetchone()[0]) <= most
 
     @staticmethod
     def _like_rows(

@@ -21,6 +21,7 @@ from lcm_store_sqlite.admin import AdminMixin
 from lcm_store_sqlite.connection import DIALECT, Connection
 from lcm_store_sqlite.events import EventsMixin
 from lcm_store_sqlite.records import RecordsMixin
+from lcm_store_sqlite.search import SCAN_ROWS_MAX
 
 _INSERT_ITEM = (
     f"INSERT INTO memory_items ({rows.ITEM_COLUMNS}) "
@@ -33,8 +34,14 @@ class SQLiteMemoryStore(EventsMixin, RecordsMixin, AdminMixin, SqlReads):
 
     dialect = DIALECT
 
-    def __init__(self, location: str | Path) -> None:
+    def __init__(self, location: str | Path, *, scan_rows_max: int = SCAN_ROWS_MAX) -> None:
+        """Open (creating or migrating) the database; `scan_rows_max` sets the search path.
+
+        A session-scoped search over at most `scan_rows_max` rows scans them; a bigger
+        scope uses the FTS index. Tests set it to 0 to exercise the index path on small data.
+        """
         self._db = Connection(str(location))
+        self._scan_rows_max = scan_rows_max
         self.url = store_url("sqlite", ":memory:" if self._db.in_memory else location)
         self.path: Path | None = None if self._db.in_memory else Path(location)
 
