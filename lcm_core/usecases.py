@@ -19,7 +19,15 @@ from lcm_core.retrieval.rank import RankedItem, rank_items
 from lcm_core.store.errors import StoreError
 from lcm_core.store.models import AssemblyLog, Event, EventHit, RuleOverride, Session, SkillFile
 from lcm_core.store.models import Rule as StoredRule
-from lcm_core.store.ports import MemoryStore, SupportsServerReport
+from lcm_core.store.ports import (
+    AdminStore,
+    EventStore,
+    LogStore,
+    MemoryStore,
+    SessionStore,
+    SkillStore,
+    SupportsServerReport,
+)
 from lcm_core.text.query import query_signals, search_terms
 
 REF_TEXT_CHARS: Final = 80
@@ -56,7 +64,7 @@ def pick_session(store: MemoryStore, session: str | None) -> str:
     return sessions[0].session_id
 
 
-def sessions(store: MemoryStore) -> list[Session]:
+def sessions(store: SessionStore) -> list[Session]:
     """Every session, most recently updated first."""
     return store.list_sessions()
 
@@ -114,12 +122,12 @@ def with_scope(config: Config, scope: str) -> Config:
     return load_config(deep_merge(dict(config.values), {"memory": {"scope": scope}}))
 
 
-def row_counts(store: MemoryStore, session_id: str | None = None) -> dict[str, int]:
+def row_counts(store: AdminStore, session_id: str | None = None) -> dict[str, int]:
     """Rows per table, of one session where a table belongs to sessions."""
     return store.stats(session_id)
 
 
-def sessions_with_compaction(store: MemoryStore, sessions: Sequence[Session]) -> int:
+def sessions_with_compaction(store: EventStore, sessions: Sequence[Session]) -> int:
     """How many of these sessions hold any host compaction event."""
     return sum(
         1
@@ -206,47 +214,47 @@ def describe_refs(store: MemoryStore, session_id: str, refs: Sequence[str]) -> d
     return out
 
 
-def step_events(store: MemoryStore, session_id: str, seqs: Sequence[int]) -> list[Event]:
+def step_events(store: EventStore, session_id: str, seqs: Sequence[int]) -> list[Event]:
     """The stored events a host says its step shows, in seq order."""
     return store.get_events(session_id, seqs)
 
 
 # --- the assembly log ---------------------------------------------------------------------
-def record_assembly(store: MemoryStore, log: AssemblyLog, config: Config) -> int:
+def record_assembly(store: LogStore, log: AssemblyLog, config: Config) -> int:
     """Log one assembly attempt, keeping the configured number of rows per session."""
     return store.add_assembly_log(log, retention=config.diagnostics.assembly_log_retention)
 
 
-def recent_assemblies(store: MemoryStore, session_id: str, limit: int) -> list[AssemblyLog]:
+def recent_assemblies(store: LogStore, session_id: str, limit: int) -> list[AssemblyLog]:
     """The newest logged assemblies of a session, newest first."""
     return store.list_assembly_logs(session_id, limit=limit)
 
 
 # --- skills ---------------------------------------------------------------------------------
-def skill_files(store: MemoryStore) -> list[SkillFile]:
+def skill_files(store: SkillStore) -> list[SkillFile]:
     """Every ingested skill file, by name."""
     return store.list_skill_files()
 
 
-def stored_rules(store: MemoryStore) -> list[StoredRule]:
+def stored_rules(store: SkillStore) -> list[StoredRule]:
     """Every stored rule as ingested (before the user's overrides)."""
     return store.list_rules()
 
 
-def rule_overrides(store: MemoryStore) -> list[RuleOverride]:
+def rule_overrides(store: SkillStore) -> list[RuleOverride]:
     """The user's overrides, by rule id."""
     return store.list_rule_overrides()
 
 
 # --- export, purge, health ------------------------------------------------------------------
 def export_rows(
-    store: MemoryStore, table: str, session_id: str | None = None
+    store: AdminStore, table: str, session_id: str | None = None
 ) -> Iterator[dict[str, Any]]:
     """One table's rows in the stable export order (of one session where it applies)."""
     return store.export_rows(table, session_id=session_id)
 
 
-def purge(store: MemoryStore, session_id: str | None) -> dict[str, int]:
+def purge(store: AdminStore, session_id: str | None) -> dict[str, int]:
     """Delete one session's rows, or every row but meta (None); rows deleted per table."""
     return store.purge_all() if session_id is None else store.purge_session(session_id)
 
@@ -291,13 +299,13 @@ def _write_probe(store: MemoryStore) -> str | None:
         return f"cannot write: {exc}"
 
 
-def schema_version(store: MemoryStore) -> int:
+def schema_version(store: AdminStore) -> int:
     """The schema version the store holds."""
     return store.schema_version()
 
 
 # --- host cursors -----------------------------------------------------------------------------
-def read_cursor(store: MemoryStore, key: str) -> str | None:
+def read_cursor(store: AdminStore, key: str) -> str | None:
     """A host reader's saved position (a meta value), or None."""
     return store.get_meta(key)
 

@@ -1,15 +1,16 @@
-"""Whole-store operations of the DuckDB store: meta, stats, export, purge, integrity."""
+"""Whole-store operations of the DuckDB store: meta, stats, export, purge, integrity, files."""
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import duckdb
 
-from lcm_core.store.errors import StoreError
-from lcm_core.store.models import EXPORT_ORDER, SCHEMA_VERSION, SESSION_TABLES, TABLES
+from lcm_core.store.models import SCHEMA_VERSION, SESSION_TABLES
+from lcm_core.store.queries import PURGED_TABLES, Query
 from lcm_store_duckdb.connection import translate
 from lcm_store_duckdb.fetch import fetch_dict, fetch_dicts
 from lcm_store_duckdb.schema import SEARCH_TABLES
@@ -34,6 +35,9 @@ class AdminMixin:
         with self._db.guarded(where) as raw:
             return fetch_dict(raw.execute(sql, params))
 
+    def _fetch(self, where: str, query: Query) -> list[dict[str, Any]]:
+        return self._all(where, query[0], *query[1])
+
     def _all(self, where: str, sql: str, *params: Any) -> list[dict[str, Any]]:
         with self._db.guarded(where) as raw:
             return fetch_dicts(raw.execute(sql, params))
@@ -53,33 +57,6 @@ class AdminMixin:
             return self._db.current_version()
 
     # --- stats and export ----------------------------------------------------------
-    def stats(self, session_id: str | None = None) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        params: tuple[str, ...]
-        with self._db.guarded("stats") as raw:
-            for table in TABLES:
-                if session_id is not None and table in SESSION_TABLES:
-                    sql, params = (
-                        f"SELECT count(*) FROM {table} WHERE session_id = ?",
-                        (session_id,),
-                    )
-                else:
-                    sql, params = f"SELECT count(*) FROM {table}", ()
-                row = raw.execute(sql, params).fetchone()
-                counts[table] = int(row[0]) if row else 0
-        return counts
-
-    def export_rows(self, table: str, *, session_id: str | None = None) -> Iterator[dict[str, Any]]:
-        if table not in TABLES:
-            raise StoreError(f"unknown table {table!r}; tables are: {', '.join(TABLES)}")
-        sql = f"SELECT * FROM {table}"
-        params: tuple[Any, ...] = ()
-        if session_id is not None and table in SESSION_TABLES:
-            sql += " WHERE session_id = ?"
-            params = (session_id,)
-        sql += f" ORDER BY {EXPORT_ORDER[table]}"
-        return self._stream(sql, params, table)
-
     def _stream(self, sql: str, params: tuple[Any, ...], table: str) -> Iterator[dict[str, Any]]:
         # A cursor is DuckDB's second connection to the same database, so the caller may
         # use the store between batches without cancelling this result. It reads what is
@@ -124,9 +101,7 @@ class AdminMixin:
     def purge_all(self) -> dict[str, int]:
         deleted: dict[str, int] = {}
         with self._db.transaction(), self._db.guarded("purge all") as raw:
-            for table in TABLES:
-                if table == "meta":
-                    continue
+            for table in PURGED_TABLES:
                 for name in (table, SEARCH_TABLES.get(table)):
                     if name is None:
                         continue
@@ -174,3 +149,25 @@ class AdminMixin:
             if row and row[0]:
                 problems.append(f"{row[0]} memory items link to a missing successor")
         return problems
+
+    # --- extras ------------------------------------------------------------------
+    def vacuum(self) -> None:
+        """Write pending changes into the file and let DuckDB drop row groups freed by deletes."""
+        with self._db.guarded("vacuum") as raw:
+            raw.execute("CHECKPOINT")
+
+    def backup(self, path: Path) -> None:
+        """Write a consistent copy of the database to `path`, itself a DuckDB file."""
+        target = Path(path)
+        with self._db.guarded("backup") as raw:
+            name = raw.execute("SELECT current_database()").fetchone()
+            try:
+                raw.execute("ATTACH ? AS lcm_backup", (str(target),))
+                raw.execute(f'COPY FROM DATABASE "{name[0] if name else "memory"}" TO lcm_backup')
+            finally:
+                with contextlib.suppress(duckdb.Error):
+                    raw.execute("DETACH lcm_backup")
+
+    def shares_file(self) -> bool:
+        """False: DuckDB lets one process at a time open the file (handles in it may share)."""
+        return False

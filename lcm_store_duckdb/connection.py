@@ -15,14 +15,14 @@ import duckdb
 from lcm_core.clock import utc_now_iso
 from lcm_core.store.errors import (
     ReadOnlyStoreError,
-    SchemaVersionError,
     StorageFullError,
     StoreBusyError,
     StoreConflictError,
     StoreError,
     StoreOpenError,
 )
-from lcm_core.store.models import SCHEMA_VERSION
+from lcm_core.store.migrations import migration_plan, needs_migration, parse_version
+from lcm_core.store.queries import Dialect
 from lcm_store_duckdb.schema import MIGRATIONS
 from lcm_store_duckdb.undo import UndoLog
 
@@ -31,6 +31,10 @@ from lcm_store_duckdb.undo import UndoLog
 # handle also lets DuckDB share one database instance between handles of a process.
 CONFIG: Final = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
 _PID_RE: Final = re.compile(r"\(PID (\d+)\)")
+
+
+# One list parameter per membership test; NULLS FIRST as SQLite sorts NULL.
+DIALECT = Dialect(member="list_contains({mark}, {column})", nulls_first=" NULLS FIRST")
 
 
 def translate(exc: duckdb.Error, where: str) -> StoreError:
@@ -132,38 +136,17 @@ class Connection:
         if "meta" not in self._table_names():
             return 0
         row = self.raw.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-        value = None if row is None else row[0]
-        try:
-            return 0 if value is None else int(value)
-        except ValueError as exc:
-            raise StoreOpenError(f"{self.label}: schema version {value!r} is not a number") from exc
+        return parse_version(self.label, None if row is None else row[0])
 
     def _migrate(self) -> None:
         """Bring the file to `SCHEMA_VERSION` in one transaction, keeping every row."""
         try:
             version = self.current_version()
-            if version > SCHEMA_VERSION:
-                raise SchemaVersionError(
-                    f"{self.label}: schema v{version} is newer than this lcm understands "
-                    f"(v{SCHEMA_VERSION}); upgrade long-conversation-memory"
-                )
-            if version == SCHEMA_VERSION:
+            if not needs_migration(self.label, version):
                 return
             with self.transaction():
-                now = utc_now_iso()
-                for target, statements in MIGRATIONS:
-                    if target <= version:
-                        continue
-                    for statement in statements:
-                        self.raw.execute(statement)
-                    self.raw.execute(
-                        "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                        (f"migration.v{target}", now),
-                    )
-                self.raw.execute(
-                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)",
-                    (str(SCHEMA_VERSION),),
-                )
+                for sql, params in migration_plan(version, MIGRATIONS, utc_now_iso()):
+                    self.raw.execute(sql, params)
         except duckdb.Error as exc:
             raise translate(exc, self.label) from exc
 

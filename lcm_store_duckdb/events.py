@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
 from lcm_core.clock import utc_now_iso
-from lcm_core.store import rows
-from lcm_core.store.models import MAX_EVENT_TEXT, ArchiveEntry, Event, EventHit
-from lcm_core.text.tokens import clamp_text, scrub_surrogates, sha256_hex
+from lcm_core.store import records, rows
+from lcm_core.store.models import ArchiveEntry, Event
+from lcm_core.text.tokens import scrub_surrogates
 from lcm_store_duckdb.fetch import fetch_dict, fetch_dicts
-from lcm_store_duckdb.search import fold, run_search, trigram_count
+from lcm_store_duckdb.search import fold, trigram_count
 
 if TYPE_CHECKING:
     from lcm_store_duckdb.connection import Connection
@@ -36,18 +35,6 @@ class EventsMixin:
     _db: Connection
 
     # --- events ------------------------------------------------------------------
-    @staticmethod
-    def _prepare_event(event: Event) -> Event:
-        """Apply the store's guarantees: text cut at the limit, a hash, a time of ingest."""
-        text, cut = clamp_text(scrub_surrogates(event.text or ""), MAX_EVENT_TEXT)
-        return replace(
-            event,
-            text=text,
-            truncated=event.truncated or cut,
-            content_hash=event.content_hash or sha256_hex(text),
-            ingested_at=event.ingested_at or utc_now_iso(),
-        )
-
     def insert_event(self, event: Event) -> bool:
         return self._insert_events([event], "insert event") > 0
 
@@ -57,7 +44,7 @@ class EventsMixin:
     def _insert_events(self, events: Iterable[Event], where: str) -> int:
         batch: dict[tuple[str, int], Event] = {}
         for event in events:
-            prepared = self._prepare_event(event)
+            prepared = records.prepare_event(event)
             # A batch naming one key twice keeps the copy that came first.
             batch.setdefault((prepared.session_id, prepared.seq), prepared)
         if not batch:
@@ -110,71 +97,12 @@ class EventsMixin:
             )
         return [rows.event_from_row(row) for row in found]
 
-    def list_events(
-        self,
-        session_id: str,
-        *,
-        start_seq: int | None = None,
-        end_seq: int | None = None,
-        types: Sequence[str] | None = None,
-        limit: int | None = None,
-    ) -> list[Event]:
-        clauses = ["session_id = ?"]
-        params: list[Any] = [session_id]
-        if start_seq is not None:
-            clauses.append("seq >= ?")
-            params.append(start_seq)
-        if end_seq is not None:
-            clauses.append("seq <= ?")
-            params.append(end_seq)
-        if types is not None:
-            if not types:
-                return []
-            clauses.append("list_contains(?, type)")
-            params.append(list(types))
-        sql = f"SELECT * FROM events WHERE {' AND '.join(clauses)} ORDER BY seq"
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(max(0, int(limit)))
-        with self._db.guarded("list events") as raw:
-            return [rows.event_from_row(row) for row in fetch_dicts(raw.execute(sql, params))]
-
     def max_event_seq(self, session_id: str) -> int | None:
         with self._db.guarded("max event seq") as raw:
             row = raw.execute(
                 "SELECT max(seq) FROM events WHERE session_id = ?", (session_id,)
             ).fetchone()
         return None if row is None or row[0] is None else int(row[0])
-
-    def search_events(
-        self,
-        session_id: str | None,
-        terms: Sequence[str],
-        *,
-        types: Sequence[str] | None = None,
-        limit: int = 50,
-    ) -> list[EventHit]:
-        filters: list[str] = []
-        params: dict[str, Any] = {}
-        if types is not None:
-            if not types:
-                return []
-            filters.append("list_contains($types, c.type)")
-            params["types"] = list(types)
-        scored = run_search(
-            self._db,
-            "events",
-            ("session_id", "seq"),
-            "text",
-            terms,
-            session_id,
-            filters,
-            params,
-            limit,
-        )
-        hits = [EventHit(rows.event_from_row(row), score) for row, score in scored]
-        hits.sort(key=lambda hit: (-hit.score, hit.event.session_id, hit.event.seq))
-        return hits
 
     # --- archive -----------------------------------------------------------------
     def put_archive(self, entry: ArchiveEntry) -> None:

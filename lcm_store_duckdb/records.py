@@ -221,22 +221,6 @@ class RecordsMixin(AdminMixin):
                 ),
             )
 
-    def list_rules(
-        self, *, skill_name: str | None = None, active: bool | None = None
-    ) -> list[Rule]:
-        clauses: list[str] = []
-        params: list[Any] = []
-        if skill_name is not None:
-            clauses.append("skill_name = ?")
-            params.append(skill_name)
-        if active is not None:
-            clauses.append("active = ?")
-            params.append(int(active))
-        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        # NULLS FIRST matches SQLite, where NULL sorts before every number.
-        sql = f"SELECT * FROM rules {where} ORDER BY skill_name, source_line NULLS FIRST, rule_key"
-        return [rows.rule_from_row(row) for row in self._all("list rules", sql, *params)]
-
     def put_rule_override(self, override: RuleOverride) -> None:
         with self._db.transaction(), self._db.guarded("put rule override") as raw:
             self._db.remember("rule_overrides", "rule_id = ?", (override.rule_id,))

@@ -21,7 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from lcm_core.text.tokens import MIN_INDEXED_TERM_CHARS, relevance, search_terms
+from lcm_core.store.queries import split_terms
+from lcm_core.store.sql_reads import Among
+from lcm_core.text.tokens import relevance
 from lcm_store_duckdb.fetch import fetch_dicts
 from lcm_store_duckdb.schema import SEARCH_TABLES
 
@@ -57,10 +59,8 @@ class Terms:
 
 def prepare_terms(raw: Sequence[object]) -> Terms:
     """Clean and dedupe terms; long terms first, as the SQLite store sums them."""
-    cleaned = search_terms(raw)
-    ordered = tuple(t for t in cleaned if len(t) >= MIN_INDEXED_TERM_CHARS) + tuple(
-        t for t in cleaned if len(t) < MIN_INDEXED_TERM_CHARS
-    )
+    split = split_terms(raw)
+    ordered = split.indexed + split.short
     return Terms(ordered, tuple(term.casefold() for term in ordered))
 
 
@@ -222,3 +222,22 @@ def run_search(
         # `relevance` adds the squashed BM25 to the matched-term count, as score_matches.
         scored.append((row, relevance(row[column], terms.terms, bm25)))
     return scored
+
+
+# Per searched table: its key columns and the text column searched.
+_SEARCHED: Final = {"events": (("session_id", "seq"), "text"), "memory_items": (("id",), "content")}
+
+
+class SearchMixin:
+    """The term-search hook of `SqlReads`; needs `self._db`."""
+
+    _db: Connection
+
+    def _scored(
+        self, table: str, session_id: str | None, terms: Sequence[str], among: Among, limit: int
+    ) -> list[tuple[dict[str, Any], float]]:
+        """Rows of `table` holding any term, scored, each filter one list parameter."""
+        filters = [f"list_contains(${column}, c.{column})" for column, v in among.items() if v]
+        params = {column: list(values) for column, values in among.items() if values}
+        keys, column = _SEARCHED[table]
+        return run_search(self._db, table, keys, column, terms, session_id, filters, params, limit)

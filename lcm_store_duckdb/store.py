@@ -3,30 +3,28 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import duckdb
 
 from lcm_core.clock import utc_now_iso
-from lcm_core.store import rows
+from lcm_core.store import records, rows
 from lcm_core.store.errors import StoreConflictError, StoreNotFoundError
 from lcm_core.store.models import (
     ItemChange,
-    ItemHit,
     MemoryEvent,
     MemoryItem,
 )
 from lcm_core.store.registry import store_url
-from lcm_core.text.tokens import scrub_surrogates
+from lcm_core.store.sql_reads import SqlReads
+from lcm_store_duckdb.admin import AdminMixin
 from lcm_store_duckdb.analytics import AnalyticsMixin
-from lcm_store_duckdb.connection import Connection
+from lcm_store_duckdb.connection import DIALECT, Connection
 from lcm_store_duckdb.events import EventsMixin
 from lcm_store_duckdb.fetch import fetch_dict, fetch_dicts
 from lcm_store_duckdb.records import RecordsMixin
-from lcm_store_duckdb.search import fold, run_search, trigram_count
+from lcm_store_duckdb.search import SearchMixin, fold, trigram_count
 
 _INSERT_ITEM = (
     f"INSERT INTO memory_items ({rows.ITEM_COLUMNS}) "
@@ -34,8 +32,12 @@ _INSERT_ITEM = (
 )
 
 
-class DuckDBMemoryStore(EventsMixin, RecordsMixin, AnalyticsMixin):
+class DuckDBMemoryStore(
+    EventsMixin, RecordsMixin, AdminMixin, AnalyticsMixin, SearchMixin, SqlReads
+):
     """A `MemoryStore` on one DuckDB file (or `:memory:`), schema v2, one process at a time."""
+
+    dialect = DIALECT
 
     def __init__(self, location: str | Path) -> None:
         self._db = Connection(str(location))
@@ -60,13 +62,7 @@ class DuckDBMemoryStore(EventsMixin, RecordsMixin, AnalyticsMixin):
 
     # --- memory items --------------------------------------------------------------
     def insert_item(self, item: MemoryItem, *, actor: str = "extractor") -> tuple[MemoryItem, bool]:
-        now = utc_now_iso()
-        item = replace(
-            item,
-            content=scrub_surrogates(item.content),
-            created_at=item.created_at or now,
-            updated_at=item.updated_at or item.created_at or now,
-        )
+        item = records.prepare_item(item)
         with self._db.transaction(), self._db.guarded("insert item") as raw:
             # One read answers both questions: is there an active twin, is the id taken?
             found = fetch_dicts(
@@ -106,31 +102,6 @@ class DuckDBMemoryStore(EventsMixin, RecordsMixin, AnalyticsMixin):
             row = fetch_dict(raw.execute("SELECT * FROM memory_items WHERE id = ?", (item_id,)))
         return rows.item_from_row(row) if row else None
 
-    def list_items(
-        self,
-        session_id: str | None = None,
-        *,
-        statuses: Sequence[str] | None = None,
-        kinds: Sequence[str] | None = None,
-    ) -> list[MemoryItem]:
-        clauses: list[str] = []
-        params: list[Any] = []
-        if session_id is not None:
-            clauses.append("session_id = ?")
-            params.append(session_id)
-        for column, values in (("status", statuses), ("kind", kinds)):
-            if values is not None:
-                if not values:
-                    return []
-                clauses.append(f"list_contains(?, {column})")
-                params.append(list(values))
-        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        with self._db.guarded("list items") as raw:
-            found = fetch_dicts(
-                raw.execute(f"SELECT * FROM memory_items {where} ORDER BY created_at, id", params)
-            )
-        return [rows.item_from_row(row) for row in found]
-
     def update_item(self, item_id: str, change: ItemChange, event: MemoryEvent) -> MemoryItem:
         with self._db.transaction(), self._db.guarded("update item") as raw:
             row = fetch_dict(raw.execute("SELECT * FROM memory_items WHERE id = ?", (item_id,)))
@@ -138,20 +109,7 @@ class DuckDBMemoryStore(EventsMixin, RecordsMixin, AnalyticsMixin):
                 raise StoreNotFoundError(f"no memory item {item_id}")
             current = rows.item_from_row(row)
             at = event.at or utc_now_iso()
-            superseded_by = current.superseded_by
-            if change.clear_superseded_by:
-                superseded_by = None
-            if change.superseded_by is not None:
-                superseded_by = change.superseded_by
-            updated = replace(
-                current,
-                status=change.status or current.status,
-                superseded_by=superseded_by,
-                evidence_type=change.evidence_type or current.evidence_type,
-                kind=change.kind or current.kind,
-                supersedes=current.supersedes if change.supersedes is None else change.supersedes,
-                updated_at=at,
-            )
+            updated = records.apply_change(current, change, at)
             # DuckDB has no partial unique index: the one-active-item-per-hash rule is
             # checked before writing, so a conflict leaves the transaction usable.
             if (
@@ -198,67 +156,3 @@ class DuckDBMemoryStore(EventsMixin, RecordsMixin, AnalyticsMixin):
             ),
         ).fetchone()
         self._db.added("memory_events", "id = ?", (int(row[0]) if row else 0,))
-
-    def list_memory_events(
-        self, *, memory_id: str | None = None, session_id: str | None = None
-    ) -> list[MemoryEvent]:
-        clauses: list[str] = []
-        params: list[Any] = []
-        if memory_id is not None:
-            clauses.append("memory_id = ?")
-            params.append(memory_id)
-        if session_id is not None:
-            clauses.append("session_id = ?")
-            params.append(session_id)
-        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        with self._db.guarded("list memory events") as raw:
-            found = fetch_dicts(
-                raw.execute(f"SELECT * FROM memory_events {where} ORDER BY id", params)
-            )
-        return [rows.memory_event_from_row(row) for row in found]
-
-    def search_items(
-        self,
-        session_id: str | None,
-        terms: Sequence[str],
-        *,
-        statuses: Sequence[str] = ("active",),
-        kinds: Sequence[str] | None = None,
-        limit: int = 100,
-    ) -> list[ItemHit]:
-        filters: list[str] = []
-        params: dict[str, Any] = {}
-        for column, values in (("status", statuses), ("kind", kinds)):
-            if values is not None:
-                if not values:
-                    return []
-                filters.append(f"list_contains(${column}, c.{column})")
-                params[column] = list(values)
-        scored = run_search(
-            self._db, "memory_items", ("id",), "content", terms, session_id, filters, params, limit
-        )
-        hits = [ItemHit(rows.item_from_row(row), score) for row, score in scored]
-        hits.sort(key=lambda hit: (-hit.score, hit.item.id))
-        return hits
-
-    # --- extras ------------------------------------------------------------------
-    def vacuum(self) -> None:
-        """Write pending changes into the file and let DuckDB drop row groups freed by deletes."""
-        with self._db.guarded("vacuum") as raw:
-            raw.execute("CHECKPOINT")
-
-    def backup(self, path: Path) -> None:
-        """Write a consistent copy of the database to `path`, itself a DuckDB file."""
-        target = Path(path)
-        with self._db.guarded("backup") as raw:
-            name = raw.execute("SELECT current_database()").fetchone()
-            try:
-                raw.execute("ATTACH ? AS lcm_backup", (str(target),))
-                raw.execute(f'COPY FROM DATABASE "{name[0] if name else "memory"}" TO lcm_backup')
-            finally:
-                with contextlib.suppress(duckdb.Error):
-                    raw.execute("DETACH lcm_backup")
-
-    def shares_file(self) -> bool:
-        """False: DuckDB lets one process at a time open the file (handles in it may share)."""
-        return False

@@ -17,7 +17,8 @@ from psycopg.pq import TransactionStatus
 
 from lcm_core.store import rows
 from lcm_core.store.errors import StoreError
-from lcm_core.store.models import EXPORT_ORDER, SCHEMA_VERSION, SESSION_TABLES, TABLES
+from lcm_core.store.models import SCHEMA_VERSION, SESSION_TABLES, TABLES
+from lcm_core.store.queries import count_query, export_query
 from lcm_store_postgres.schema import HIDDEN_COLUMNS
 
 if TYPE_CHECKING:
@@ -52,24 +53,12 @@ class AdminMixin:
         counts: dict[str, int] = {}
         with self._db.guarded("stats") as raw:
             for table in TABLES:
-                sql = f"SELECT count(*) AS n FROM {table}"
-                params: tuple[Any, ...] = ()
-                if session_id is not None and table in SESSION_TABLES:
-                    sql += " WHERE session_id = %s"
-                    params = (session_id,)
-                row = raw.execute(sql, params).fetchone()
+                row = raw.execute(*count_query(table, session_id, mark="%s")).fetchone()
                 counts[table] = int(row["n"]) if row else 0
         return counts
 
     def export_rows(self, table: str, *, session_id: str | None = None) -> Iterator[dict[str, Any]]:
-        if table not in TABLES:
-            raise StoreError(f"unknown table {table!r}; tables are: {', '.join(TABLES)}")
-        sql = f"SELECT * FROM {table}"
-        params: tuple[Any, ...] = ()
-        if session_id is not None and table in SESSION_TABLES:
-            sql += " WHERE session_id = %s"
-            params = (session_id,)
-        sql += f" ORDER BY {EXPORT_ORDER[table]}"
+        sql, params = export_query(table, session_id, mark="%s")
         return self._stream(sql, params, table)
 
     def _stream(self, sql: str, params: tuple[Any, ...], table: str) -> Iterator[dict[str, Any]]:

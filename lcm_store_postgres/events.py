@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from lcm_core.clock import utc_now_iso
-from lcm_core.store import rows
-from lcm_core.store.models import MAX_EVENT_TEXT, ArchiveEntry, Event, EventHit
-from lcm_core.text.tokens import clamp_text, scrub_surrogates, sha256_hex
+from lcm_core.store import records, rows
+from lcm_core.store.models import ArchiveEntry, Event, EventHit
+from lcm_core.text.tokens import scrub_surrogates
 from lcm_store_postgres.search import fold, run_search
 
 if TYPE_CHECKING:
@@ -54,23 +53,11 @@ class EventsMixin:
     _db: Connection
 
     # --- events ------------------------------------------------------------------
-    @staticmethod
-    def _prepare_event(event: Event) -> Event:
-        """Apply the store's guarantees: text cut at the limit, a hash, a time of ingest."""
-        text, cut = clamp_text(storable(event.text or ""), MAX_EVENT_TEXT)
-        return replace(
-            event,
-            text=text,
-            truncated=event.truncated or cut,
-            content_hash=event.content_hash or sha256_hex(text),
-            ingested_at=event.ingested_at or utc_now_iso(),
-        )
-
     def insert_event(self, event: Event) -> bool:
         return self.insert_events([event]) > 0
 
     def insert_events(self, events: Iterable[Event]) -> int:
-        prepared = [self._prepare_event(event) for event in events]
+        prepared = [records.prepare_event(event, storable) for event in events]
         if not prepared:
             return 0
         columns: list[list[Any]] = [[] for _ in _EVENT_TYPES]

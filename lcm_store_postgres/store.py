@@ -10,7 +10,7 @@ from typing import Any
 import psycopg
 
 from lcm_core.clock import utc_now_iso
-from lcm_core.store import rows
+from lcm_core.store import records, rows
 from lcm_core.store.errors import StoreConflictError, StoreNotFoundError
 from lcm_core.store.models import (
     ItemChange,
@@ -57,13 +57,7 @@ class PostgresMemoryStore(EventsMixin, RecordsMixin, AdminMixin):
 
     # --- memory items --------------------------------------------------------------
     def insert_item(self, item: MemoryItem, *, actor: str = "extractor") -> tuple[MemoryItem, bool]:
-        now = utc_now_iso()
-        item = replace(
-            item,
-            content=storable(item.content),
-            created_at=item.created_at or now,
-            updated_at=item.updated_at or item.created_at or now,
-        )
+        item = records.prepare_item(item, storable)
         with self._db.transaction(), self._db.guarded("insert item") as raw:
             twin = self._active_twin(raw, item)
             if twin is not None and item.status == "active":
@@ -135,20 +129,7 @@ class PostgresMemoryStore(EventsMixin, RecordsMixin, AdminMixin):
                 raise StoreNotFoundError(f"no memory item {item_id}")
             current = rows.item_from_row(row)
             at = event.at or utc_now_iso()
-            superseded_by = current.superseded_by
-            if change.clear_superseded_by:
-                superseded_by = None
-            if change.superseded_by is not None:
-                superseded_by = change.superseded_by
-            updated = replace(
-                current,
-                status=change.status or current.status,
-                superseded_by=superseded_by,
-                evidence_type=change.evidence_type or current.evidence_type,
-                kind=change.kind or current.kind,
-                supersedes=current.supersedes if change.supersedes is None else change.supersedes,
-                updated_at=at,
-            )
+            updated = records.apply_change(current, change, at)
             try:
                 # A savepoint of its own: a unique violation must not abort the caller's
                 # enclosing transaction.

@@ -12,17 +12,21 @@ from pathlib import Path
 from lcm_core.clock import utc_now_iso
 from lcm_core.store.errors import (
     ReadOnlyStoreError,
-    SchemaVersionError,
     StorageFullError,
     StoreBusyError,
     StoreConflictError,
     StoreError,
     StoreOpenError,
 )
-from lcm_core.store.models import SCHEMA_VERSION
+from lcm_core.store.migrations import migration_plan, needs_migration, parse_version
+from lcm_core.store.queries import Dialect
 from lcm_store_sqlite.schema import MIGRATIONS
 
 BUSY_TIMEOUT_MS = 5000
+
+
+# How this backend spells parameters and list tests in the shared queries.
+DIALECT = Dialect()
 
 
 def translate(exc: sqlite3.Error, where: str) -> StoreError:
@@ -134,39 +138,18 @@ class Connection:
         if not has_meta:
             return 0
         row = self.raw.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-        try:
-            return int(row[0]) if row else 0
-        except ValueError as exc:
-            raise StoreOpenError(
-                f"{self.label}: schema version {row[0]!r} is not a number"
-            ) from exc
+        return parse_version(self.label, row[0] if row else None)
 
     def _migrate(self) -> None:
         """Bring the file to `SCHEMA_VERSION` in one transaction, keeping every row."""
         try:
             version = self.current_version()
-            if version > SCHEMA_VERSION:
-                raise SchemaVersionError(
-                    f"{self.label}: schema v{version} is newer than this lcm understands "
-                    f"(v{SCHEMA_VERSION}); upgrade long-conversation-memory"
-                )
-            if version == SCHEMA_VERSION:
+            if not needs_migration(self.label, version):
                 return
+            steps = [(target, _statements(script)) for target, script in MIGRATIONS]
             with self.transaction():
-                now = utc_now_iso()
-                for target, script in MIGRATIONS:
-                    if target <= version:
-                        continue
-                    for statement in _statements(script):
-                        self.raw.execute(statement)
-                    self.raw.execute(
-                        "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                        (f"migration.v{target}", now),
-                    )
-                self.raw.execute(
-                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)",
-                    (str(SCHEMA_VERSION),),
-                )
+                for sql, params in migration_plan(version, steps, utc_now_iso()):
+                    self.raw.execute(sql, params)
         except sqlite3.Error as exc:
             raise translate(exc, self.label) from exc
 

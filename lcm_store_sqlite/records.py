@@ -1,19 +1,13 @@
-"""The SQLite store's bookkeeping tables: sessions, state, skills, logs, queue, admin."""
+"""The SQLite store's bookkeeping tables: sessions, state, skills, rules, logs, the queue."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from lcm_core.clock import utc_now_iso
 from lcm_core.store import rows
-from lcm_core.store.errors import StoreError
 from lcm_core.store.models import (
-    EXPORT_ORDER,
-    SCHEMA_VERSION,
-    SESSION_TABLES,
-    TABLES,
     AssemblyLog,
     Checkpoint,
     PendingExtraction,
@@ -215,27 +209,6 @@ class RecordsMixin:
                 ),
             )
 
-    def list_rules(
-        self, *, skill_name: str | None = None, active: bool | None = None
-    ) -> list[Rule]:
-        clauses: list[str] = []
-        params: list[Any] = []
-        if skill_name is not None:
-            clauses.append("skill_name = ?")
-            params.append(skill_name)
-        if active is not None:
-            clauses.append("active = ?")
-            params.append(int(active))
-        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        with self._db.guarded("list rules") as raw:
-            return [
-                rows.rule_from_row(row)
-                for row in raw.execute(
-                    f"SELECT * FROM rules {where} ORDER BY skill_name, source_line, rule_key",
-                    params,
-                )
-            ]
-
     def put_rule_override(self, override: RuleOverride) -> None:
         with self._db.transaction(), self._db.guarded("put rule override") as raw:
             raw.execute(
@@ -371,96 +344,3 @@ class RecordsMixin:
                 "DELETE FROM pending_extraction WHERE session_id = ? AND seq = ?",
                 (session_id, seq),
             )
-
-    # --- meta, stats, export, purge, integrity ---------------------------------------
-    def get_meta(self, key: str) -> str | None:
-        with self._db.guarded("get meta") as raw:
-            row = raw.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return None if row is None else str(row[0])
-
-    def set_meta(self, key: str, value: str) -> None:
-        with self._db.transaction(), self._db.guarded("set meta") as raw:
-            raw.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
-
-    def schema_version(self) -> int:
-        with self._db.guarded("schema version") as _:
-            return self._db.current_version()
-
-    def stats(self, session_id: str | None = None) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        with self._db.guarded("stats") as raw:
-            for table in TABLES:
-                sql = f"SELECT COUNT(*) FROM {table}"
-                params: tuple[Any, ...] = ()
-                if session_id is not None and table in SESSION_TABLES:
-                    sql += " WHERE session_id = ?"
-                    params = (session_id,)
-                counts[table] = int(raw.execute(sql, params).fetchone()[0])
-        return counts
-
-    def export_rows(self, table: str, *, session_id: str | None = None) -> Iterator[dict[str, Any]]:
-        if table not in TABLES:
-            raise StoreError(f"unknown table {table!r}; tables are: {', '.join(TABLES)}")
-        sql = f"SELECT * FROM {table}"
-        params: tuple[Any, ...] = ()
-        if session_id is not None and table in SESSION_TABLES:
-            sql += " WHERE session_id = ?"
-            params = (session_id,)
-        sql += f" ORDER BY {EXPORT_ORDER[table]}"
-        return self._stream(sql, params, table)
-
-    def _stream(self, sql: str, params: tuple[Any, ...], table: str) -> Iterator[dict[str, Any]]:
-        # Fetch in batches with its own cursor so a big table never sits in memory whole.
-        with self._db.guarded(f"export {table}") as raw:
-            cursor = raw.execute(sql, params)
-        while True:
-            with self._db.guarded(f"export {table}"):
-                batch = cursor.fetchmany(_EXPORT_BATCH)
-            if not batch:
-                return
-            for row in batch:
-                yield dict(zip(row.keys(), tuple(row), strict=True))
-
-    def purge_session(self, session_id: str) -> dict[str, int]:
-        deleted: dict[str, int] = {}
-        with self._db.transaction(), self._db.guarded("purge session") as raw:
-            for table in SESSION_TABLES:
-                cursor = raw.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
-                deleted[table] = max(0, cursor.rowcount)
-        return deleted
-
-    def purge_all(self) -> dict[str, int]:
-        deleted: dict[str, int] = {}
-        with self._db.transaction(), self._db.guarded("purge all") as raw:
-            for table in TABLES:
-                if table == "meta":
-                    continue
-                deleted[table] = max(0, raw.execute(f"DELETE FROM {table}").rowcount)
-        return deleted
-
-    def integrity_check(self) -> list[str]:
-        problems: list[str] = []
-        with self._db.guarded("integrity check") as raw:
-            for row in raw.execute("PRAGMA integrity_check"):
-                if row[0] != "ok":
-                    problems.append(f"sqlite: {row[0]}")
-            for fts in ("events_fts", "memory_fts"):
-                try:
-                    # rank 1 also compares the index with its content table: without it
-                    # a row missing from the index, or indexed with other text, passes.
-                    raw.execute(f"INSERT INTO {fts} ({fts}, rank) VALUES ('integrity-check', 1)")
-                except Exception as exc:  # the FTS module reports damage as an error
-                    # The check is written as an INSERT: a read-only file cannot run
-                    # it, which says nothing about damage.
-                    if "readonly" not in str(exc):
-                        problems.append(f"{fts}: {exc}")
-            version = self._db.current_version()
-            if version != SCHEMA_VERSION:
-                problems.append(f"schema version is {version}, expected {SCHEMA_VERSION}")
-            dangling = raw.execute(
-                "SELECT COUNT(*) FROM memory_items AS m WHERE m.superseded_by IS NOT NULL "
-                "AND NOT EXISTS (SELECT 1 FROM memory_items AS n WHERE n.id = m.superseded_by)"
-            ).fetchone()[0]
-            if dangling:
-                problems.append(f"{dangling} memory items link to a missing successor")
-        return problems

@@ -1,28 +1,18 @@
-"""Turning query terms into safe FTS5 and LIKE clauses over the trigram index."""
+"""Term search in SQLite: safe FTS5 and LIKE clauses over the trigram index, and the scan."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from lcm_core.text.tokens import MIN_INDEXED_TERM_CHARS, search_terms
+from lcm_core.store.queries import SplitTerms, Where, split_terms
+from lcm_core.store.sql_reads import Among
+from lcm_core.text.tokens import score_matches
+from lcm_store_sqlite.connection import DIALECT
 
-
-@dataclass(frozen=True, slots=True)
-class SplitTerms:
-    """Query terms divided by how the store can serve them."""
-
-    fts: tuple[str, ...]
-    like: tuple[str, ...]
-
-
-def split_terms(terms: Sequence[str]) -> SplitTerms:
-    """Clean terms, then divide them: the trigram index serves only 3+ characters."""
-    cleaned = search_terms(terms)
-    return SplitTerms(
-        tuple(t for t in cleaned if len(t) >= MIN_INDEXED_TERM_CHARS),
-        tuple(t for t in cleaned if len(t) < MIN_INDEXED_TERM_CHARS),
-    )
+if TYPE_CHECKING:
+    from lcm_store_sqlite.connection import Connection
 
 
 def fts_phrase(term: str) -> str:
@@ -47,3 +37,198 @@ def contains_clause(column: str, term: str) -> tuple[str, str]:
         return f"{column} LIKE ? ESCAPE '\\'", like_pattern(term)
     # lower() folds ASCII only, as LIKE does, so the two paths agree.
     return f"instr(lower({column}), ?) > 0", term.translate(_ASCII_LOWER)
+
+
+# Sessions up to this many rows are searched by scanning them (see `_search`).
+SCAN_ROWS_MAX = 20_000
+# How far the scope count (the N of BM25) counts a big session.
+SCOPE_COUNT_MAX = 1_000_000
+# Terms combined in one statement; more are searched in further statements.
+TERMS_PER_QUERY = 200
+
+
+# Per searched table: its FTS5 index and the column it indexes.
+_INDEXED = {"events": ("events_fts", "text"), "memory_items": ("memory_fts", "content")}
+
+
+class SearchMixin:
+    """Term search over a content table and its FTS5 index; needs `self._db`."""
+
+    _db: Connection
+    _scan_rows_max: int
+
+    def _scored(
+        self, table: str, session_id: str | None, terms: Sequence[str], among: Among, limit: int
+    ) -> list[tuple[sqlite3.Row, float]]:
+        """Rows of `table` holding any term, scored (the hook of `SqlReads`' searches)."""
+        where = Where(DIALECT, "t.")
+        where.compare("session_id", session_id)
+        for column, values in among.items():
+            where.among(column, values)
+        fts_table, column = _INDEXED[table]
+        return self._search(table, fts_table, column, terms, where, limit)
+
+    def _fts_phrase(self, term: str) -> str:
+        """The FTS5 literal for one term (a seam the conformance suite's bite test breaks)."""
+        return fts_phrase(term)
+
+    def _search(
+        self,
+        table: str,
+        fts_table: str,
+        column: str,
+        terms: Sequence[str],
+        filters: Where,
+        limit: int,
+    ) -> list[tuple[sqlite3.Row, float]]:
+        """Rows containing any term, scored by `score_matches` over the matching rows.
+
+        A session small enough is scanned with LIKE: cheap, exact, and independent of
+        how many other sessions the file holds (the FTS index does not know sessions,
+        so a MATCH there walks every session's postings). Larger scopes use the
+        trigram index for long terms and LIKE for short ones, each with a bounded
+        candidate list. `filters` has the alias `t.` on the content table.
+        """
+        params = filters.params
+        split = split_terms(terms)
+        all_terms = split.indexed + split.short
+        if limit <= 0 or not all_terms:
+            return []
+        where = "".join(f" AND {clause}" for clause in filters.clauses)
+        with self._db.guarded(f"search {table}") as raw:
+            scope = self._scope_rows(raw, table, filters.clauses, params)
+            if self._scannable(raw, table, filters.clauses, params, scope, self._scan_rows_max):
+                # Score every match from its text alone, then read whole rows only for
+                # the best `limit` (and any tied with the last): common terms can match
+                # hundreds of rows, and building each one is the slow part.
+                texts = self._like_rows(
+                    raw, table, column, all_terms, where, params, None, f"t.{column}"
+                )
+                scored = dict(
+                    zip(texts, score_matches(list(texts.values()), all_terms, scope), strict=True)
+                )
+                best = _best_keys(scored, limit)
+                rows = self._rows_by_id(raw, table, best)
+                return [(rows[rowid], scored[rowid]) for rowid in best]
+            found = self._indexed_rows(raw, table, fts_table, column, split, where, params, limit)
+        rows_found = list(found.values())
+        scores = score_matches([row[column] for row in rows_found], all_terms, scope)
+        return list(zip(rows_found, scores, strict=True))
+
+    @staticmethod
+    def _rows_by_id(raw: sqlite3.Connection, table: str, rowids: Sequence[int]) -> dict[int, Any]:
+        found: dict[int, Any] = {}
+        for start in range(0, len(rowids), 500):
+            chunk = rowids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for row in raw.execute(
+                f"SELECT t.rowid AS _rowid, t.* FROM {table} AS t WHERE t.rowid IN ({marks})", chunk
+            ):
+                found[row["_rowid"]] = row
+        return found
+
+    @staticmethod
+    def _scope_rows(
+        raw: sqlite3.Connection, table: str, filters: list[str], params: list[Any]
+    ) -> int:
+        """Rows of the table in the searched session (all of it without one), capped."""
+        if filters and filters[0] == "t.session_id = ?":
+            sql = (
+                f"SELECT COUNT(*) FROM (SELECT 1 FROM {table} AS t WHERE t.session_id = ? LIMIT ?)"
+            )
+            return int(raw.execute(sql, (params[0], SCOPE_COUNT_MAX)).fetchone()[0])
+        return int(raw.execute(f"SELECT MAX(rowid) FROM {table}").fetchone()[0] or 0)
+
+    @staticmethod
+    def _scannable(
+        raw: sqlite3.Connection,
+        table: str,
+        filters: list[str],
+        params: list[Any],
+        scope: int,
+        most: int,
+    ) -> bool:
+        """Whether the rows the filters leave in one session are at most `most`, to scan."""
+        if not filters or filters[0] != "t.session_id = ?":
+            return False
+        if scope <= most:
+            return True
+        if len(filters) == 1:
+            return False
+        # A big session may still hold few rows of the kind asked for (its user messages,
+        # say): the (session, type) and (session, status) indexes count those cheaply.
+        sql = (
+            f"SELECT COUNT(*) FROM (SELECT 1 FROM {table} AS t "
+            f"WHERE {' AND '.join(filters)} LIMIT ?)"
+        )
+        return int(raw.execute(sql, (*params, most + 1)).fetchone()[0]) <= most
+
+    @staticmethod
+    def _like_rows(
+        raw: sqlite3.Connection,
+        table: str,
+        column: str,
+        terms: Sequence[str],
+        where: str,
+        params: list[Any],
+        limit: int | None,
+        select: str = "t.*",
+    ) -> dict[int, Any]:
+        """Rows (or one `select`ed value per row) that contain any term, by rowid."""
+        found: dict[int, Any] = {}
+        # SQLite caps an expression's depth at 1000: OR at most TERMS_PER_QUERY at a time.
+        for start in range(0, len(terms), TERMS_PER_QUERY):
+            chunk = terms[start : start + TERMS_PER_QUERY]
+            clauses, patterns = zip(
+                *(contains_clause(f"t.{column}", term) for term in chunk), strict=True
+            )
+            sql = (
+                f"SELECT t.rowid AS _rowid, {select} FROM {table} AS t "
+                f"WHERE ({' OR '.join(clauses)}){where} ORDER BY t.rowid"
+            )
+            args: list[Any] = [*patterns, *params]
+            if limit is not None:
+                sql += " LIMIT ?"
+                args.append(limit)
+            for row in raw.execute(sql, args):
+                found.setdefault(row[0], row if select == "t.*" else row[1])
+        return found
+
+    def _indexed_rows(
+        self,
+        raw: sqlite3.Connection,
+        table: str,
+        fts_table: str,
+        column: str,
+        split: SplitTerms,
+        where: str,
+        params: list[Any],
+        limit: int,
+    ) -> dict[int, sqlite3.Row]:
+        # A generous candidate list: rows are ranked again once every term is counted.
+        inner_limit = max(limit * 4, 50)
+        found: dict[int, sqlite3.Row] = {}
+        for start in range(0, len(split.indexed), TERMS_PER_QUERY):
+            chunk = split.indexed[start : start + TERMS_PER_QUERY]
+            match = " OR ".join(self._fts_phrase(term) for term in chunk)
+            sql = (
+                f"SELECT t.rowid AS _rowid, t.* FROM {fts_table} "
+                f"JOIN {table} AS t ON t.rowid = {fts_table}.rowid "
+                f"WHERE {fts_table} MATCH ?{where} ORDER BY rank LIMIT ?"
+            )
+            for row in raw.execute(sql, (match, *params, inner_limit)):
+                found.setdefault(row["_rowid"], row)
+        if split.short:
+            more = self._like_rows(raw, table, column, split.short, where, params, inner_limit)
+            for rowid, row in more.items():
+                found.setdefault(rowid, row)
+        return found
+
+
+def _best_keys(scores: dict[int, float], limit: int) -> list[int]:
+    """The `limit` best-scored keys plus any tied with the last one, best first."""
+    ordered = sorted(scores, key=lambda key: (-scores[key], key))
+    if len(ordered) <= limit:
+        return ordered
+    cutoff = scores[ordered[limit - 1]]
+    return [key for key in ordered if scores[key] >= cutoff]

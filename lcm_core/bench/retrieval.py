@@ -41,7 +41,7 @@ from lcm_core.config import Config, load_config
 from lcm_core.retrieval.evidence import Retrieval, retrieve
 from lcm_core.retrieval.rank import ABLATIONS, source_seqs
 from lcm_core.store.models import Event, MemoryItem
-from lcm_core.store.ports import MemoryStore
+from lcm_core.store.ports import ItemStore, MemoryStore
 from lcm_core.text.query import query_signals
 from lcm_core.text.tokens import fingerprint, normalize_text, stable_item_id
 
@@ -311,7 +311,7 @@ def miss_record(
     }
 
 
-def _item_seqs(store: MemoryStore, item_id: str) -> tuple[int, ...]:
+def _item_seqs(store: ItemStore, item_id: str) -> tuple[int, ...]:
     item = store.get_item(item_id)
     return source_seqs(item) if item is not None else ()
 

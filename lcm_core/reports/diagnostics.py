@@ -30,7 +30,7 @@ from lcm_core.store.models import (
     SkillVersion,
     ValidationLog,
 )
-from lcm_core.store.ports import MemoryStore
+from lcm_core.store.ports import EventStore, MemoryStore
 from lcm_core.validation.validate import cursor_key, repair_reminder_text, repair_state
 
 # Plugin names on the message that replaces compacted history, per compactor.
@@ -161,9 +161,7 @@ class InspectReport:
 # --- compatibility ---------------------------------------------------------------------
 
 
-def compatibility_report(
-    store: MemoryStore, session_id: str, config: Config
-) -> CompatibilityReport:
+def compatibility_report(store: EventStore, session_id: str, config: Config) -> CompatibilityReport:
     """Detect the compaction policy from the session's events and list what cannot be seen."""
     configured = config.compatibility.compaction_policy
     reinject = config.compatibility.reinject_after_compaction

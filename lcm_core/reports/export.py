@@ -28,7 +28,13 @@ from lcm_core.reports.files import (
 from lcm_core.reports.jsonl import write_jsonl
 from lcm_core.reports.targets import refuse_database_target
 from lcm_core.store.models import TABLES
-from lcm_core.store.ports import MemoryStore, SupportsAnalytics, SupportsBulkLoad, SupportsParquet
+from lcm_core.store.ports import (
+    AdminStore,
+    MemoryStore,
+    SupportsAnalytics,
+    SupportsBulkLoad,
+    SupportsParquet,
+)
 from lcm_core.store.registry import open_store
 
 # Told (table, rows just written) as an export goes along.
@@ -51,7 +57,7 @@ class ExportResult:
         return sum(self.tables.values())
 
 
-def expected_rows(store: MemoryStore, session_id: str | None = None) -> dict[str, int]:
+def expected_rows(store: AdminStore, session_id: str | None = None) -> dict[str, int]:
     """Rows each table will give (for a progress bar's totals)."""
     counts = store.stats(session_id)
     return {table: int(counts.get(table, 0)) for table in TABLES}

@@ -27,7 +27,7 @@ from lcm_core.config import Config
 from lcm_core.skills.parse import SkillParseError, clean_rule_text, parse_skill, rule_candidates
 from lcm_core.skills.rules import classify, rule_scope
 from lcm_core.store.models import Rule, SkillFile, SkillVersion
-from lcm_core.store.ports import MemoryStore
+from lcm_core.store.ports import AdminStore, MemoryStore, SkillStore
 from lcm_core.text.tokens import fingerprint, glob_match, normalize_text, sha256_hex
 
 MALFORMED_META_KEY: Final = "skills.malformed"
@@ -75,7 +75,7 @@ def rule_id(skill_name: str, key: str) -> str:
     return "rule_" + sha256_hex(skill_name + "\n" + key)[:16]
 
 
-def bump_revision(store: MemoryStore) -> None:
+def bump_revision(store: AdminStore) -> None:
     """Mark the stored skills and rules as changed."""
     raw = store.get_meta(REVISION_META_KEY) or "0"
     store.set_meta(REVISION_META_KEY, str(int(raw) + 1 if raw.isdigit() else 1))
@@ -162,7 +162,7 @@ def _same_rule(a: Rule, b: Rule) -> bool:
     return replace(a, updated_at="") == replace(b, updated_at="")
 
 
-def _sync_rules(store: MemoryStore, name: str, rules: list[Rule], report: IngestReport) -> None:
+def _sync_rules(store: SkillStore, name: str, rules: list[Rule], report: IngestReport) -> None:
     existing = {rule.rule_key: rule for rule in store.list_rules(skill_name=name)}
     for rule in rules:
         old = existing.pop(rule.rule_key, None)
@@ -282,7 +282,7 @@ def _malformed_json(item: MalformedSkill) -> dict[str, Any]:
     return {"path": item.path, "reason": item.reason, "line": item.line}
 
 
-def malformed_skills(store: MemoryStore) -> list[MalformedSkill]:
+def malformed_skills(store: AdminStore) -> list[MalformedSkill]:
     """The malformed files the latest ingest reported (for status)."""
     try:
         rows = json.loads(store.get_meta(MALFORMED_META_KEY) or "[]")

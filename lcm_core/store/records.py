@@ -1,20 +1,27 @@
-"""Rows out: each model as the column -> value dict schema v2 stores, in column order.
+"""Rows out: what every backend does to a model before it stores it, and the stored row.
 
-The other direction (`rows.*_from_row`) reads these dicts back. JSON columns hold
-canonical JSON (`rows.dumps`), flags are 0/1, and a model's empty timestamp is stored
-as given: filling it is the store's job.
+`prepare_event`, `prepare_item` and `apply_change` are the store's guarantees (text
+cut at the limit, hashes and timestamps filled, an item change applied), written once
+for every backend. The `*_record` functions give the column -> value dict schema v2
+stores, in column order; `rows.*_from_row` reads them back. JSON columns hold canonical
+JSON (`rows.dumps`), flags are 0/1, and a model's empty timestamp is stored as given.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
+from lcm_core.clock import utc_now_iso
 from lcm_core.store import rows
 from lcm_core.store.models import (
+    MAX_EVENT_TEXT,
     ArchiveEntry,
     AssemblyLog,
     Checkpoint,
     Event,
+    ItemChange,
     MemoryEvent,
     MemoryItem,
     Rule,
@@ -25,10 +32,56 @@ from lcm_core.store.models import (
     TaskState,
     ValidationLog,
 )
+from lcm_core.text.tokens import clamp_text, scrub_surrogates, sha256_hex
 
 Record = dict[str, Any]
 EVENT_NAMES = tuple(name.strip() for name in rows.EVENT_COLUMNS.split(","))
 ITEM_NAMES = tuple(name.strip() for name in rows.ITEM_COLUMNS.split(","))
+
+
+def prepare_event(event: Event, clean: Callable[[str], str] = scrub_surrogates) -> Event:
+    """The event as stored: text cut at the limit, a hash and a time of ingest filled in.
+
+    `clean` makes text storable; a backend whose text type refuses more (PostgreSQL and
+    NUL) passes its own.
+    """
+    text, cut = clamp_text(clean(event.text or ""), MAX_EVENT_TEXT)
+    return replace(
+        event,
+        text=text,
+        truncated=event.truncated or cut,
+        content_hash=event.content_hash or sha256_hex(text),
+        ingested_at=event.ingested_at or utc_now_iso(),
+    )
+
+
+def prepare_item(item: MemoryItem, clean: Callable[[str], str] = scrub_surrogates) -> MemoryItem:
+    """The item as stored: content made storable by `clean`, empty timestamps set to now."""
+    now = utc_now_iso()
+    return replace(
+        item,
+        content=clean(item.content),
+        created_at=item.created_at or now,
+        updated_at=item.updated_at or item.created_at or now,
+    )
+
+
+def apply_change(current: MemoryItem, change: ItemChange, at: str) -> MemoryItem:
+    """The item after `change`: only the fields the change names move, stamped `at`."""
+    superseded_by = current.superseded_by
+    if change.clear_superseded_by:
+        superseded_by = None
+    if change.superseded_by is not None:
+        superseded_by = change.superseded_by
+    return replace(
+        current,
+        status=change.status or current.status,
+        superseded_by=superseded_by,
+        evidence_type=change.evidence_type or current.evidence_type,
+        kind=change.kind or current.kind,
+        supersedes=current.supersedes if change.supersedes is None else change.supersedes,
+        updated_at=at,
+    )
 
 
 def event_record(event: Event) -> Record:

@@ -18,7 +18,6 @@ from lcm_core.store import records, rows
 from lcm_core.store.errors import StoreConflictError, StoreError, StoreNotFoundError
 from lcm_core.store.models import (
     EXPORT_ORDER,
-    MAX_EVENT_TEXT,
     SCHEMA_VERSION,
     SESSION_TABLES,
     TABLES,
@@ -43,11 +42,9 @@ from lcm_core.store.models import (
 from lcm_core.testing.memory_db import ROWID, MemoryDatabase, Row, nulls_first, public
 from lcm_core.text.tokens import (
     MIN_INDEXED_TERM_CHARS,
-    clamp_text,
     score_matches,
     scrub_surrogates,
     search_terms,
-    sha256_hex,
 )
 
 # How far the scope count (the N of BM25) counts a big session, as the SQL backends do.
@@ -82,14 +79,7 @@ class InMemoryStore:
             for event in events:
                 key = (event.session_id, event.seq)
                 if self._db.get("events", key) is None:
-                    text, cut = clamp_text(scrub_surrogates(event.text or ""), MAX_EVENT_TEXT)
-                    stored = replace(
-                        event,
-                        text=text,
-                        truncated=event.truncated or cut,
-                        content_hash=event.content_hash or sha256_hex(text),
-                        ingested_at=event.ingested_at or utc_now_iso(),
-                    )
+                    stored = records.prepare_event(event)
                     self._db.put("events", key, records.event_record(stored))
                     inserted += 1
         return inserted
@@ -161,13 +151,7 @@ class InMemoryStore:
 
     # --- memory items --------------------------------------------------------------
     def insert_item(self, item: MemoryItem, *, actor: str = "extractor") -> tuple[MemoryItem, bool]:
-        now = utc_now_iso()
-        item = replace(
-            item,
-            content=scrub_surrogates(item.content),
-            created_at=item.created_at or now,
-            updated_at=item.updated_at or item.created_at or now,
-        )
+        item = records.prepare_item(item)
         existing = self._active_with_hash(item.session_id, item.content_hash, None)
         if existing is not None and item.status == "active":
             return rows.item_from_row(existing), False
@@ -208,20 +192,7 @@ class InMemoryStore:
             raise StoreNotFoundError(f"no memory item {item_id}")
         current = rows.item_from_row(row)
         at = event.at or utc_now_iso()
-        superseded_by = current.superseded_by
-        if change.clear_superseded_by:
-            superseded_by = None
-        if change.superseded_by is not None:
-            superseded_by = change.superseded_by
-        updated = replace(
-            current,
-            status=change.status or current.status,
-            superseded_by=superseded_by,
-            evidence_type=change.evidence_type or current.evidence_type,
-            kind=change.kind or current.kind,
-            supersedes=current.supersedes if change.supersedes is None else change.supersedes,
-            updated_at=at,
-        )
+        updated = records.apply_change(current, change, at)
         clash = self._active_with_hash(current.session_id, current.content_hash, item_id)
         if updated.status == "active" and clash is not None:
             raise StoreConflictError(

@@ -23,7 +23,7 @@ from typing import Any, Final
 from lcm_core.config import Config
 from lcm_core.retrieval.rank import verbatim_text
 from lcm_core.store.models import ValidationLog
-from lcm_core.store.ports import MemoryStore
+from lcm_core.store.ports import AdminStore, MemoryStore
 from lcm_core.validation.checks import CHECKS, CheckContext, CheckOutcome, check_id
 
 TARGET_TYPE: Final = "assistant/message"
@@ -136,7 +136,7 @@ def evaluate(
     return Evaluation(checked, skipped, deterministic, tuple(violations), tuple(errors))
 
 
-def _int_meta(store: MemoryStore, key: str, default: int) -> int:
+def _int_meta(store: AdminStore, key: str, default: int) -> int:
     raw = store.get_meta(key)
     try:
         return int(raw) if raw not in (None, "") else default

@@ -1,0 +1,95 @@
+"""Events and the archive in SQLite: idempotent inserts, reads, search."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from lcm_core.clock import utc_now_iso
+from lcm_core.store import records, rows
+from lcm_core.store.models import ArchiveEntry, Event
+from lcm_core.text.tokens import scrub_surrogates
+from lcm_store_sqlite.search import SearchMixin
+
+if TYPE_CHECKING:
+    from lcm_store_sqlite.connection import Connection
+
+_INSERT_EVENT = (
+    f"INSERT OR IGNORE INTO events ({rows.EVENT_COLUMNS}) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+class EventsMixin(SearchMixin):
+    """Events and archive entries; needs `self._db`."""
+
+    _db: Connection
+
+    # --- events ------------------------------------------------------------------
+    def insert_event(self, event: Event) -> bool:
+        with self._db.transaction(), self._db.guarded("insert event") as raw:
+            cursor = raw.execute(_INSERT_EVENT, rows.event_params(records.prepare_event(event)))
+            return cursor.rowcount > 0
+
+    def insert_events(self, events: Iterable[Event]) -> int:
+        params = [rows.event_params(records.prepare_event(event)) for event in events]
+        if not params:
+            return 0
+        with self._db.transaction(), self._db.guarded("insert events") as raw:
+            # executemany sums the direct changes of each statement (trigger writes
+            # to the FTS table are not counted), so ignored duplicates add nothing.
+            return max(0, raw.executemany(_INSERT_EVENT, params).rowcount)
+
+    def get_event(self, session_id: str, seq: int) -> Event | None:
+        with self._db.guarded("get event") as raw:
+            row = raw.execute(
+                "SELECT * FROM events WHERE session_id = ? AND seq = ?", (session_id, seq)
+            ).fetchone()
+        return rows.event_from_row(row) if row else None
+
+    def get_events(self, session_id: str, seqs: Sequence[int]) -> list[Event]:
+        wanted = sorted({int(seq) for seq in seqs})
+        found: list[Event] = []
+        with self._db.guarded("get events") as raw:
+            for start in range(0, len(wanted), 500):
+                chunk = wanted[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                found.extend(
+                    rows.event_from_row(row)
+                    for row in raw.execute(
+                        f"SELECT * FROM events WHERE session_id = ? AND seq IN ({marks}) "
+                        "ORDER BY seq",
+                        (session_id, *chunk),
+                    )
+                )
+        return found
+
+    def max_event_seq(self, session_id: str) -> int | None:
+        with self._db.guarded("max event seq") as raw:
+            row = raw.execute(
+                "SELECT MAX(seq) FROM events WHERE session_id = ?", (session_id,)
+            ).fetchone()
+        return None if row[0] is None else int(row[0])
+
+    # --- archive -----------------------------------------------------------------
+    def put_archive(self, entry: ArchiveEntry) -> None:
+        with self._db.transaction(), self._db.guarded("put archive") as raw:
+            raw.execute(
+                "INSERT OR IGNORE INTO archive (session_id, ref, text, created_at) "
+                "VALUES (?, ?, ?, ?)",
+                (
+                    entry.session_id,
+                    entry.ref,
+                    scrub_surrogates(entry.text),
+                    entry.created_at or utc_now_iso(),
+                ),
+            )
+
+    def get_archive(self, session_id: str, ref: str) -> ArchiveEntry | None:
+        with self._db.guarded("get archive") as raw:
+            row = raw.execute(
+                "SELECT * FROM archive WHERE session_id = ? AND ref = ?", (session_id, ref)
+            ).fetchone()
+        if row is None:
+            return None
+        return ArchiveEntry(row["session_id"], row["ref"], row["text"], row["created_at"])
