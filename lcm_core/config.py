@@ -63,6 +63,8 @@ DEFAULTS: Final[dict[str, Any]] = {
         "scriptDir": "",
     },
     "host": {"preStepDeadlineMs": 1500},
+    # Claude Code is reported to cut a long additionalContext to a short preview (~10 KB).
+    "hooks": {"maxContextChars": 8000},
 }
 
 LIMITS: Final[dict[str, Limit]] = {
@@ -105,6 +107,7 @@ LIMITS: Final[dict[str, Limit]] = {
     "validation.maxRepairAttempts": Limit(int, 0, 20),
     "validation.scriptDir": Limit(str),
     "host.preStepDeadlineMs": Limit(int, 50, 60_000),
+    "hooks.maxContextChars": Limit(int, 500, 1_000_000),
 }
 
 
@@ -229,6 +232,13 @@ class HostSettings(_Section):
     pre_step_deadline_ms: int
 
 
+@dataclass(frozen=True, slots=True)
+class HooksSettings(_Section):
+    """`hooks.*`: how long a hook's `additionalContext` may be (whole entries are cut)."""
+
+    max_context_chars: int
+
+
 # Config attribute -> (file key, typed section).
 _SECTIONS: Final[dict[str, tuple[str, type[_Section]]]] = {
     "capture": ("capture", CaptureSettings),
@@ -241,6 +251,7 @@ _SECTIONS: Final[dict[str, tuple[str, type[_Section]]]] = {
     "skills": ("skills", SkillsSettings),
     "validation": ("validation", ValidationSettings),
     "host": ("host", HostSettings),
+    "hooks": ("hooks", HooksSettings),
 }
 
 
@@ -265,6 +276,7 @@ class Config:
     skills: SkillsSettings = field(init=False, compare=False, repr=False)
     validation: ValidationSettings = field(init=False, compare=False, repr=False)
     host: HostSettings = field(init=False, compare=False, repr=False)
+    hooks: HooksSettings = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "data_dir", str(self.values["dataDir"]))
