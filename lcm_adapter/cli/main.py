@@ -24,6 +24,7 @@ COMMAND_MODULES: Final = (
     "lcm_adapter.cli.faces",
     "lcm_adapter.cli.dsh",
     "lcm_adapter.cli.tenants",
+    "lcm_adapter.cli.browse",
 )
 # Which module registers each command: a run imports only the module of the command it
 # runs, so `lcm hook` (called before every prompt) does not pay for rich, the analytics or
@@ -37,6 +38,7 @@ COMMANDS: Final[dict[str, str]] = {
     **dict.fromkeys(("bench", "hook", "mcp"), COMMAND_MODULES[5]),
     **dict.fromkeys(("dsh", "ingest", "serve"), COMMAND_MODULES[6]),
     "admin": COMMAND_MODULES[7],
+    "browse": COMMAND_MODULES[8],
 }
 
 
