@@ -29,6 +29,8 @@ def test_doctor_reports_the_default_store_under_dsh_home(
     report = json.loads(result.output)
     assert report["path"] == str(expected)
     assert report["schema_version"] == 3
+    assert report["layout"]["fts"]["events"] == "events_fts"
+    assert report["layout"]["fts"]["memory_items"] == "memory_fts"
     assert report["integrity"] == "ok"
     assert (report["file_mode"], report["folder_mode"]) == ("0o600", "0o700")
 

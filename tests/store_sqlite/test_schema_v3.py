@@ -216,3 +216,34 @@ def test_sqlite_utils_searches_events_and_items_of_an_lcm_file(lcm_file: Path) -
     assert [i["id"] for i in items] == ["mem_1"]
     # The result is the row from the content table, not just the indexed column.
     assert items[0]["kind"] == "constraint" and items[0]["status"] == "active"
+
+
+def test_doctor_sees_the_fts_tables_as_sqlite_utils_does(tmp_path: Path) -> None:
+    from lcm_core import usecases
+
+    path = tmp_path / "memory.sqlite"
+    _build_v2(path)
+    store = SQLiteMemoryStore(path)
+    try:
+        layout = store.introspect()
+        assert layout["fts"]["events"] == "events_fts"
+        assert layout["fts"]["memory_items"] == "memory_fts"
+        assert layout["tables"]["events"] == len(EVENTS)
+        assert len(layout["triggers"]) == 6
+        assert usecases.health(store).problems == ()
+    finally:
+        store.close()
+    # The v2 spelling (single quotes) is invisible to the tools: doctor says so.
+    raw = sqlite3.connect(path)
+    raw.executescript(
+        "DROP TABLE events_fts; CREATE VIRTUAL TABLE events_fts USING fts5("
+        "text, content='events', content_rowid='rowid', tokenize='trigram');"
+        "INSERT INTO events_fts (events_fts) VALUES ('rebuild');"
+    )
+    raw.close()
+    store = SQLiteMemoryStore(path)
+    try:
+        problems = usecases.health(store).problems
+        assert problems == ("events: sqlite-utils and Datasette find no full-text index",)
+    finally:
+        store.close()
