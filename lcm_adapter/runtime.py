@@ -14,10 +14,9 @@ import os
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from lcm_adapter import hostmsg
-from lcm_adapter.commands import CommandResult, run_command
 from lcm_adapter.dsh.capture import capture_batch, capture_event
 from lcm_adapter.paths import resolve_db_url
 from lcm_core import usecases
@@ -33,7 +32,9 @@ from lcm_core.store.models import AssemblyLog
 from lcm_core.store.ports import MemoryStore
 from lcm_core.store.registry import open_store
 from lcm_core.validation.preconditions import check_preconditions
-from lcm_core.validation.validate import pending_repair_reminder, run_validation
+
+if TYPE_CHECKING:
+    from lcm_adapter.commands import CommandResult
 
 SOURCE_KIND: Final = "long-conversation-memory"
 SOURCE_FORM: Final = "snapshot"
@@ -316,6 +317,9 @@ class MemoryRuntime:
 
     def command_result(self, session_id: str, argv: Sequence[str]) -> CommandResult:
         """Like `command`, with whether it succeeded (the host shows errors differently)."""
+        # Imported here: the slash commands pull in the reports, which a hook never needs.
+        from lcm_adapter.commands import CommandResult, run_command
+
         try:
             return run_command(self, session_id, list(argv))
         except Exception as exc:
@@ -396,10 +400,14 @@ def _call_extraction(store: MemoryStore, session_id: str, config: Config) -> Non
 
 
 def _call_validation(store: MemoryStore, session_id: str, config: Config, cwd: str | None) -> None:
+    from lcm_core.validation.validate import run_validation  # post-step only
+
     run_validation(store, session_id, config, base_dir=cwd)
 
 
 def _call_repair_reminder(store: MemoryStore, session_id: str, config: Config) -> str | None:
+    from lcm_core.validation.validate import pending_repair_reminder
+
     return pending_repair_reminder(store, session_id, config)
 
 

@@ -64,6 +64,8 @@ DEFAULTS: Final[dict[str, Any]] = {
     },
     "host": {"preStepDeadlineMs": 1500},
     "memory": {"scope": "session", "project": ""},
+    # Claude Code is reported to cut a long additionalContext to a short preview (~10 KB).
+    "hooks": {"maxContextChars": 8000},
 }
 
 LIMITS: Final[dict[str, Limit]] = {
@@ -108,6 +110,7 @@ LIMITS: Final[dict[str, Limit]] = {
     "host.preStepDeadlineMs": Limit(int, 50, 60_000),
     "memory.scope": Limit(str, choices=("session", "project")),
     "memory.project": Limit(str),
+    "hooks.maxContextChars": Limit(int, 500, 1_000_000),
 }
 
 
@@ -246,6 +249,13 @@ class MemorySettings(_Section):
     project: str
 
 
+@dataclass(frozen=True, slots=True)
+class HooksSettings(_Section):
+    """`hooks.*`: how long a hook's `additionalContext` may be (whole entries are cut)."""
+
+    max_context_chars: int
+
+
 # Config attribute -> (file key, typed section).
 _SECTIONS: Final[dict[str, tuple[str, type[_Section]]]] = {
     "capture": ("capture", CaptureSettings),
@@ -259,6 +269,7 @@ _SECTIONS: Final[dict[str, tuple[str, type[_Section]]]] = {
     "validation": ("validation", ValidationSettings),
     "host": ("host", HostSettings),
     "memory": ("memory", MemorySettings),
+    "hooks": ("hooks", HooksSettings),
 }
 
 
@@ -284,6 +295,7 @@ class Config:
     validation: ValidationSettings = field(init=False, compare=False, repr=False)
     host: HostSettings = field(init=False, compare=False, repr=False)
     memory: MemorySettings = field(init=False, compare=False, repr=False)
+    hooks: HooksSettings = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "data_dir", str(self.values["dataDir"]))

@@ -26,6 +26,7 @@ from lcm_core.store.ports import (
     MemoryStore,
     SessionStore,
     SkillStore,
+    SupportsIntrospection,
     SupportsServerReport,
 )
 from lcm_core.text.query import query_signals, search_terms
@@ -273,6 +274,12 @@ class Health:
     counts: dict[str, int]
     # A database server's own report (connection, extensions, privileges), if it has one.
     server: dict[str, Any] | None = None
+    # A file's layout as generic tools see it (tables, triggers, FTS), if the store says.
+    layout: dict[str, Any] | None = None
+
+
+# The tables whose full-text index sqlite-utils and Datasette should find (schema v3).
+SEARCHABLE: Final = ("events", "memory_items")
 
 
 def health(store: MemoryStore) -> Health:
@@ -284,7 +291,15 @@ def health(store: MemoryStore) -> Health:
     server = store.server_report() if isinstance(store, SupportsServerReport) else None
     if server is not None:
         problems.extend(str(p) for p in server.get("problems", ()))
-    return Health(store.url, store.schema_version(), tuple(problems), store.stats(), server)
+    layout = store.introspect() if isinstance(store, SupportsIntrospection) else None
+    if layout is not None:
+        fts = layout.get("fts", {})
+        problems.extend(
+            f"{table}: sqlite-utils and Datasette find no full-text index"
+            for table in SEARCHABLE
+            if not fts.get(table)
+        )
+    return Health(store.url, store.schema_version(), tuple(problems), store.stats(), server, layout)
 
 
 def _write_probe(store: MemoryStore) -> str | None:

@@ -155,10 +155,17 @@ class AnalyticsMixin:
         return relations
 
 
+_OLDEST_READABLE: Final = 2
+
+
 def _check_version(where: Path, value: object) -> None:
     try:
         version = int(str(value))
     except ValueError:
         raise StoreError(f"{where}: export records no schema version") from None
-    if version != SCHEMA_VERSION:
-        raise StoreError(f"{where}: export has schema v{version}; this lcm reads v{SCHEMA_VERSION}")
+    # v2 and v3 hold the same tables and columns (v3 changed SQLite's FTS declarations only).
+    if not _OLDEST_READABLE <= version <= SCHEMA_VERSION:
+        raise StoreError(
+            f"{where}: export has schema v{version}; this lcm reads "
+            f"v{_OLDEST_READABLE} to v{SCHEMA_VERSION}"
+        )

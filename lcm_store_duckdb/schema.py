@@ -105,7 +105,8 @@ V2: Final = (
         created_at VARCHAR NOT NULL)""",
 )
 
-MIGRATIONS: Final = ((1, V1), (2, V2))
+# v3 changed only the SQLite file's FTS declarations; here it records the version alone.
+MIGRATIONS: Final = ((1, V1), (2, V2), (3, ()))
 
 # The side tables follow their content tables on every write and purge.
 SEARCH_TABLES: Final = {"events": "events_search", "memory_items": "memory_search"}

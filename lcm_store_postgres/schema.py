@@ -125,7 +125,8 @@ def _binary_text(statements: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(re.sub(r" TEXT\b", ' TEXT COLLATE "C"', sql) for sql in statements)
 
 
-MIGRATIONS: Final = ((1, _binary_text(V1)), (2, _binary_text(V2)))
+# v3 changed only the SQLite file's FTS declarations; here it records the version alone.
+MIGRATIONS: Final = ((1, _binary_text(V1)), (2, _binary_text(V2)), (3, ()))
 
 # The schema's own version lives outside the tenants' tables: every tenant reads it, only
 # the owner (who runs migrations) writes it.

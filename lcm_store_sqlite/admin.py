@@ -94,6 +94,27 @@ class AdminMixin:
         return problems
 
     # --- extras ------------------------------------------------------------------
+    def introspect(self) -> dict[str, Any]:
+        """Tables with row counts, triggers and each table's FTS table, by sqlite-utils.
+
+        Only `lcm doctor` calls this, so sqlite-utils (~80 ms to import) is loaded here
+        and never on the capture, pre-step, search or hook paths; it is used because its
+        FTS detection is the one sqlite-utils and Datasette apply to this file.
+        """
+        import sqlite_utils
+
+        with self._db.guarded("introspect") as raw:
+            db = sqlite_utils.Database(raw)
+            names = db.table_names()
+            virtual = [n for n in names if db.table(n).virtual_table_using]
+            # Content tables only: not the FTS tables themselves nor their shadow tables.
+            plain = [n for n in names if not any(n.startswith(v) for v in virtual)]
+            return {
+                "tables": {name: db.table(name).count for name in names},
+                "triggers": sorted(trigger.name for trigger in db.triggers),
+                "fts": {name: db.table(name).detect_fts() for name in plain},
+            }
+
     def vacuum(self) -> None:
         """Reclaim free pages, rebuilding the FTS indexes in between (VACUUM may renumber rowids).
 

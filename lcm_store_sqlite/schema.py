@@ -1,4 +1,4 @@
-"""Schema v2 of the SQLite store, as ordered migrations (v1 core tables, v2 validation_logs)."""
+"""Schema v3 of the SQLite store, as ordered migrations (v1 core, v2 validation_logs, v3 FTS)."""
 
 from __future__ import annotations
 
@@ -227,4 +227,24 @@ CREATE TABLE IF NOT EXISTS validation_logs (
 CREATE INDEX IF NOT EXISTS idx_validation_logs_session ON validation_logs (session_id, id);
 """
 
-MIGRATIONS: Final = ((1, V1), (2, V2))
+# Version 3 re-declares the two FTS tables with `content="..."` in double quotes: SQLite
+# reads both spellings alike, but sqlite-utils and Datasette only recognise an FTS table
+# of a content table spelled with double quotes (or brackets), so `sqlite-utils search`
+# and Datasette's `_search=` work on an lcm file. The triggers above stay: they are
+# lcm's own, fire only when the indexed text changes (sqlite-utils' triggers fire on any
+# column update), and name the FTS tables, which keep their names. 'rebuild' refills
+# each index from its content table inside the migration's transaction.
+V3: Final = """
+DROP TABLE IF EXISTS events_fts;
+CREATE VIRTUAL TABLE events_fts USING fts5(
+    text, content="events", content_rowid="rowid", tokenize="trigram"
+);
+INSERT INTO events_fts (events_fts) VALUES ('rebuild');
+DROP TABLE IF EXISTS memory_fts;
+CREATE VIRTUAL TABLE memory_fts USING fts5(
+    content, content="memory_items", content_rowid="rowid", tokenize="trigram"
+);
+INSERT INTO memory_fts (memory_fts) VALUES ('rebuild');
+"""
+
+MIGRATIONS: Final = ((1, V1), (2, V2), (3, V3))

@@ -5,7 +5,8 @@ The host writes one JSON object on stdin (`session_id`, `transcript_path`, `cwd`
 reads our reply on stdout. Every event first captures what the transcript gained since
 the last hook. Then:
 
-- `user-prompt-submit`: the memory block for the prompt, as `additionalContext`;
+- `user-prompt-submit`: the memory block for the prompt, as `additionalContext` (at most
+  `hooks.maxContextChars`, whole entries, most important first);
 - `session-start`: the same block after a compaction, resume or clear (`source`);
 - `pre-tool-use`: a deny with its reason when a configured precondition fails;
 - `post-tool-use`, `stop`: capture only.
@@ -23,6 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
+from lcm_adapter.claude.cap import cap_block
 from lcm_core.config import Config
 from lcm_core.store.registry import parse_store_url
 
@@ -108,7 +110,7 @@ def handle(event: str, payload: Mapping[str, Any], db_url: str, config: Config) 
         outcome.problems.append(f"cannot open the memory database: {exc}")
         return outcome
     try:
-        _answer(runtime, event, payload, outcome)
+        _answer(runtime, event, payload, outcome, config.hooks.max_context_chars)
     except Exception as exc:
         outcome.reply = None
         outcome.problems.append(f"{type(exc).__name__}: {exc}")
@@ -117,7 +119,9 @@ def handle(event: str, payload: Mapping[str, Any], db_url: str, config: Config) 
     return outcome
 
 
-def _answer(runtime: Any, event: str, payload: Mapping[str, Any], outcome: HookOutcome) -> None:
+def _answer(
+    runtime: Any, event: str, payload: Mapping[str, Any], outcome: HookOutcome, cap: int
+) -> None:
     session_id = str(payload["session_id"])
     # Our additionalContext is not in the transcript as our own block, so what was
     # injected since the last compaction is read from the assembly logs.
@@ -148,14 +152,15 @@ def _answer(runtime: Any, event: str, payload: Mapping[str, Any], outcome: HookO
                     "source": {"kind": "user"},
                 }
             )
-        text = _block_text(runtime.pre_step(session_id, messages, None, None))
+        text = cap_block(_block_text(runtime.pre_step(session_id, messages, None, None)), cap)
         if text:
             outcome.reply = context_reply(EVENTS[event], text)
     elif event == "session-start" and payload.get("source") in REINJECT_SOURCES:
         # After a compaction there is no prompt yet: the block is the task state and the
         # resident set, not turns picked by the last message's words.
         query = "" if payload.get("source") == "compact" else None
-        text = _block_text(runtime.pre_step(session_id, [], None, None, query=query))
+        block = _block_text(runtime.pre_step(session_id, [], None, None, query=query))
+        text = cap_block(block, cap)
         if text:
             outcome.reply = context_reply(EVENTS[event], text)
     elif event == "pre-tool-use":

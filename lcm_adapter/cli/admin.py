@@ -102,6 +102,7 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
             "folder_mode": _mode(path.parent) if on_disk else None,
             "wal_mode": _mode(Path(location + "-wal")) if on_disk else None,
             "counts": checked.counts,
+            "layout": checked.layout,
             "paths": {
                 "db_source": _db_source(ctx),
                 "dsh_home": str(dsh_home()),
@@ -120,6 +121,12 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
         ctx.exit(EXIT_FAILURE)
 
 
+def _fts_line(layout: dict[str, Any]) -> str:
+    """Which tables sqlite-utils and Datasette can search, and the trigger count."""
+    found = [f"{table} -> {fts}" for table, fts in sorted(layout["fts"].items()) if fts]
+    return f"{', '.join(found) or 'none'}  ({len(layout['triggers'])} triggers)"
+
+
 def _render_doctor(d: dict[str, Any]) -> str:
     integrity = d["integrity"] if d["integrity"] == "ok" else "; ".join(d["integrity"])
     comp = d["compatibility"]
@@ -133,6 +140,7 @@ def _render_doctor(d: dict[str, Any]) -> str:
             else []
         ),
         ("rows", ", ".join(f"{k}={v}" for k, v in d["counts"].items() if v) or "none"),
+        *([("full-text", _fts_line(d["layout"]))] if d.get("layout") else []),
         ("DSH home", d["paths"]["dsh_home"]),
         ("config", d["paths"]["config"] or "defaults"),
         ("versions", f"lcm {d['versions']['lcm']}, python {d['versions']['python']}"),

@@ -10,7 +10,6 @@ from typing import Any
 
 import click
 
-from lcm_adapter import render
 from lcm_adapter.cli.base import CommandError, emit, fail, json_option, state
 from lcm_adapter.paths import resolve_db_url
 from lcm_core.config import load_config
@@ -136,6 +135,8 @@ def bench_retrieval(
     except (ValueError, KeyError, TypeError) as exc:
         fail(f"{dataset}: not a conversation-QA dataset ({exc})")
     references = {name: build() for name, build in reference_rankers().items()}
+    from lcm_adapter import render  # rich: only `bench` draws progress
+
     progress = render.Progress(len(conversations), "conversations", quiet=quiet)
 
     def fresh_store() -> Any:

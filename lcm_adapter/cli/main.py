@@ -14,7 +14,7 @@ import click
 from lcm_adapter.cli.base import CliState, handle_unexpected, json_error, wants_json
 from lcm_adapter.paths import db_given, resolve_db_url
 
-# Modules that add commands to the group, in help order. Each defines `register(cli)`.
+# Modules that add commands to the group. Each defines `register(cli)`.
 COMMAND_MODULES: Final = (
     "lcm_adapter.cli.memory",
     "lcm_adapter.cli.admin",
@@ -24,11 +24,35 @@ COMMAND_MODULES: Final = (
     "lcm_adapter.cli.faces",
     "lcm_adapter.cli.dsh",
     "lcm_adapter.cli.tenants",
+    "lcm_adapter.cli.browse",
 )
+# Which module registers each command: a run imports only the module of the command it
+# runs, so `lcm hook` (called before every prompt) does not pay for rich, the analytics or
+# the DSH ingest. tests/adapter/test_cli_lazy.py keeps this map equal to the modules.
+COMMANDS: Final[dict[str, str]] = {
+    **dict.fromkeys(("assemble", "explain", "inspect", "search", "status"), COMMAND_MODULES[0]),
+    **dict.fromkeys(("doctor", "purge", "reextract"), COMMAND_MODULES[1]),
+    **dict.fromkeys(("export", "stats"), COMMAND_MODULES[2]),
+    **dict.fromkeys(("rules", "skills"), COMMAND_MODULES[3]),
+    "demo": COMMAND_MODULES[4],
+    **dict.fromkeys(("bench", "hook", "mcp"), COMMAND_MODULES[5]),
+    **dict.fromkeys(("dsh", "ingest", "serve"), COMMAND_MODULES[6]),
+    "admin": COMMAND_MODULES[7],
+    "browse": COMMAND_MODULES[8],
+}
 
 
 class LcmGroup(click.Group):
-    """A group that turns any unexpected exception into one line on stderr."""
+    """A group that loads a command's module when it is used, and turns any unexpected
+    exception into one line on stderr."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            importlib.import_module(COMMANDS[cmd_name]).register(self)
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
         # The words after the group's own options: `--json` among them makes errors JSON.
@@ -74,12 +98,10 @@ def cli(ctx: click.Context, db: str | None, config_path: str | None, debug: bool
     )
 
 
-def _register_all() -> None:
+def register_all() -> None:
+    """Load every command now (for tools that walk `cli.commands`, like the docs test)."""
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(cli)
-
-
-_register_all()
 
 
 def main() -> None:

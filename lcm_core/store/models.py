@@ -106,7 +106,9 @@ EXPORT_ORDER: Final = {
     "pending_extraction": "session_id, seq",
 }
 
-SCHEMA_VERSION: Final = 2
+# v3 changed only how the SQLite file declares its FTS tables (see lcm_store_sqlite.schema);
+# the tables and columns every backend holds are those of v2.
+SCHEMA_VERSION: Final = 3
 MAX_EVENT_TEXT: Final = 20_000
 
 ItemStatus = Literal["active", "superseded", "disputed", "retracted"]

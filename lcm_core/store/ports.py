@@ -382,6 +382,16 @@ class SupportsTenants(Protocol):
 
 
 @runtime_checkable
+class SupportsIntrospection(Protocol):
+    """A file backend that describes its own layout for `lcm doctor`, as other tools see it."""
+
+    def introspect(self) -> dict[str, Any]:
+        """`{"tables": {name: rows}, "triggers": [names], "fts": {table: fts table or None}}`,
+        the full-text tables as sqlite-utils and Datasette detect them."""
+        ...
+
+
+@runtime_checkable
 class SupportsServerReport(Protocol):
     """A server backend that reports on its server for `lcm doctor`."""
 

@@ -38,7 +38,7 @@ def db(tmp_path: Path) -> Path:
 def test_doctor_reports_paths_extras_and_what_it_cannot_observe(db: Path) -> None:
     data = run_json(db, "doctor")
     assert data["paths"]["db_source"] == "--db"
-    assert data["schema_version"] == 2 and data["integrity"] == "ok"
+    assert data["schema_version"] == 3 and data["integrity"] == "ok"
     assert data["file_mode"] == "0o600"
     assert "sqlite" in data["backends"] and set(data["extras"]) == {
         "mcp",

@@ -57,7 +57,7 @@ def test_jsonl_export_needs_no_duckdb(demo: Path, tmp_path: Path) -> None:
     """JSONL is plain Python: every table's rows, a manifest, private modes, CJK kept as text."""
     out = tmp_path / "exports" / "jsonl"
     data = run_json(demo, "export", "--format", "jsonl", "--out", str(out))
-    assert data["format"] == "jsonl" and data["schema_version"] == 2
+    assert data["format"] == "jsonl" and data["schema_version"] == 3
     assert data["tables"] == {t: counts(demo)[t] for t in TABLES}
     assert stat.S_IMODE(out.stat().st_mode) == 0o700
     assert all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in out.iterdir())

@@ -9,7 +9,7 @@ import click
 import pytest
 
 from lcm_adapter.claude.hooks import EVENTS
-from lcm_adapter.cli.main import cli
+from lcm_adapter.cli.main import cli, register_all
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", ROOT / "docs" / "cli.md"]
@@ -36,6 +36,7 @@ def walk(group: click.Group, prefix: str = "lcm") -> Iterator[tuple[str, click.C
             yield path, command
 
 
+register_all()
 COMMANDS = list(walk(cli))
 
 

@@ -28,7 +28,9 @@ def test_doctor_reports_the_default_store_under_dsh_home(
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     assert report["path"] == str(expected)
-    assert report["schema_version"] == 2
+    assert report["schema_version"] == 3
+    assert report["layout"]["fts"]["events"] == "events_fts"
+    assert report["layout"]["fts"]["memory_items"] == "memory_fts"
     assert report["integrity"] == "ok"
     assert (report["file_mode"], report["folder_mode"]) == ("0o600", "0o700")
 
@@ -37,7 +39,7 @@ def test_doctor_readable_output(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["--db", str(created(tmp_path / "m.sqlite")), "doctor"])
     assert result.exit_code == 0
     lines = {line.split()[0]: line.split()[1:] for line in result.output.splitlines() if line}
-    assert lines["schema"] == ["v2"] and lines["integrity"] == ["ok"]
+    assert lines["schema"] == ["v3"] and lines["integrity"] == ["ok"]
 
 
 def test_doctor_on_a_non_database_fails_with_one_line(tmp_path: Path) -> None:

@@ -46,7 +46,7 @@ async def _session(params: StdioServerParameters, calls: list[tuple[str, dict]])
             stdio_client(params, errlog=errlog) as (read, write),
             ClientSession(read, write) as session,
         ):
-            await session.initialize()
+            out["init"] = await session.initialize()
             out["tools"] = (await session.list_tools()).tools
             out["results"] = [await session.call_tool(n, a) for n, a in calls]
     return out
@@ -113,3 +113,45 @@ def test_errors_come_back_as_tool_errors(db: Path) -> None:
 def test_database_from_lcm_db(db: Path) -> None:
     out = talk(server(["mcp"], {"LCM_DB": str(db)}), [("memory_status", {})])
     assert json.loads(out["results"][0].content[0].text)["session_id"] == SESSION
+
+
+def _get(obj: Any, *names: str) -> Any:
+    """An attribute by its Python name, whichever spelling this SDK uses."""
+    for name in names:
+        if hasattr(obj, name):
+            return getattr(obj, name)
+    raise AttributeError(names[0])
+
+
+def test_server_describes_itself_and_its_tools_as_clients_expect(db: Path) -> None:
+    from importlib import metadata
+
+    out = talk(server(["mcp", "--db", str(db)]), [("memory_search", {"query": "端口 port"})])
+    info = _get(out["init"], "server_info", "serverInfo")
+    assert info.name == "long-conversation-memory"
+    assert info.version == metadata.version("long-conversation-memory") != ""
+    for tool in out["tools"]:
+        assert tool.title, tool.name
+        hints = tool.annotations
+        assert hints is not None and _get(hints, "read_only_hint", "readOnlyHint") is True
+        assert _get(hints, "destructive_hint", "destructiveHint") is False
+        schema = _get(tool, "output_schema", "outputSchema")
+        assert isinstance(schema, dict) and schema["type"] == "object", tool.name
+        # A real schema of the result's keys, not `{result: string}` around a JSON text.
+        assert "result" not in schema.get("properties", {}), tool.name
+    schemas = {t.name: _get(t, "output_schema", "outputSchema") for t in out["tools"]}
+    assert {"session", "query", "terms", "items", "events"} <= set(
+        schemas["memory_search"]["required"]
+    )
+    assert {"session_id", "schema_version", "counts"} <= set(schemas["memory_status"]["properties"])
+    assert "text" in schemas["memory_assemble"]["properties"]
+
+
+def test_results_are_structured_and_match_the_text(db: Path) -> None:
+    calls = [("memory_status", {}), ("memory_search", {"query": "批大小", "limit": 3})]
+    out = talk(server(["mcp", "--db", str(db)]), calls)
+    status, search = (_get(r, "structured_content", "structuredContent") for r in out["results"])
+    assert status["session_id"] == SESSION and status["schema_version"] == 3
+    assert status["counts"]["events"] > 100 and "config_warnings" in status
+    assert search["query"] == "批大小" and search["events"]
+    assert json.loads(out["results"][1].content[0].text) == search

@@ -38,7 +38,7 @@ def test_open_store_bare_path_and_sqlite_url(tmp_path: Path) -> None:
     for url in (str(tmp_path / "a.sqlite"), f"sqlite:///{tmp_path / 'b.sqlite'}", ":memory:"):
         store = open_store(url)
         try:
-            assert store.schema_version() == 2
+            assert store.schema_version() == 3
         finally:
             store.close()
 

@@ -67,5 +67,5 @@ def test_health_of_a_sound_store(script: Any) -> None:
     """A healthy store reports no problem, its schema and its counts, and keeps no probe row."""
     report = usecases.health(script.store)
     assert report.problems == ()
-    assert report.schema_version == 2
+    assert report.schema_version == 3
     assert script.store.get_meta("doctor.write_probe") is None

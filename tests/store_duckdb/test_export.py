@@ -153,7 +153,7 @@ def test_every_row_reads_back_equal(source: MemoryStore, tmp_path: Path, fmt: st
     expected = rows_of(source)
     assert read(out) == expected
     assert result.tables == {t: len(expected[t]) for t in TABLES}
-    assert result.schema_version == 2
+    assert result.schema_version == 3
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "jsonl"])
@@ -164,7 +164,7 @@ def test_folders_record_the_schema_and_are_private(
     out = tmp_path / "exports" / "one"
     export_store(source, fmt, out, session_id=MAIN)
     manifest = read_manifest(out)
-    assert (manifest.format, manifest.schema_version, manifest.session) == (fmt, 2, MAIN)
+    assert (manifest.format, manifest.schema_version, manifest.session) == (fmt, 3, MAIN)
     assert manifest.tables["events"] == 6
     assert mode(out) == 0o700 and mode(out.parent) == 0o700
     files = sorted(p.name for p in out.iterdir())

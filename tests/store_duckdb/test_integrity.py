@@ -10,6 +10,7 @@ pytest.importorskip("duckdb")
 
 import duckdb
 
+from lcm_core.store.models import SCHEMA_VERSION
 from lcm_core.testing.builders import make_event, make_item, populate
 from lcm_store_duckdb import DuckDBMemoryStore
 
@@ -73,4 +74,4 @@ def test_wrong_schema_version_is_reported(tmp_path: Path) -> None:
     """a file whose recorded schema version is not this code's is named by integrity_check."""
     with DuckDBMemoryStore(tmp_path / "m.duckdb") as store:
         store.set_meta("schema", "1")
-        assert store.integrity_check() == ["schema version is 1, expected 2"]
+        assert store.integrity_check() == [f"schema version is 1, expected {SCHEMA_VERSION}"]

@@ -88,7 +88,7 @@ def test_empty_file_becomes_a_database(tmp_path: Path) -> None:
     path = tmp_path / "m.duckdb"
     path.touch()
     with DuckDBMemoryStore(path) as store:
-        assert store.schema_version() == 2 and store.integrity_check() == []
+        assert store.schema_version() == 3 and store.integrity_check() == []
 
 
 @pytest.mark.parametrize("content", [b"not a database at all" * 50, b"\x00" * 4096])
@@ -175,6 +175,6 @@ def test_open_store_by_url(tmp_path: Path) -> None:
         pytest.skip("the duckdb entry point is not installed in this environment")
     store = open_store(f"duckdb:///{tmp_path / 'm.duckdb'}")
     try:
-        assert isinstance(store, DuckDBMemoryStore) and store.schema_version() == 2
+        assert isinstance(store, DuckDBMemoryStore) and store.schema_version() == 3
     finally:
         store.close()

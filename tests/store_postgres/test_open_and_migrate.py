@@ -20,7 +20,7 @@ def _versions(url: str) -> dict[str, str]:
         return {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM lcm_schema")}
 
 
-def test_first_open_by_the_owner_creates_schema_v2(pg: pg_server.Server) -> None:
+def test_first_open_by_the_owner_creates_schema_v3(pg: pg_server.Server) -> None:
     """a new database gets every table, the version and one row per migration."""
     url = pg_server.fresh_database(pg)
     store = PostgresMemoryStore(url)
@@ -30,7 +30,7 @@ def test_first_open_by_the_owner_creates_schema_v2(pg: pg_server.Server) -> None
         store.close()
     versions = _versions(url)
     assert versions["schema"] == str(SCHEMA_VERSION)
-    assert {"migration.v1", "migration.v2"} <= set(versions)
+    assert {"migration.v1", "migration.v2", "migration.v3"} <= set(versions)
 
 
 def test_a_tenant_cannot_create_the_schema(pg: pg_server.Server) -> None:

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from lcm_adapter.cli.main import cli
-from lcm_core.store.models import ItemChange
+from lcm_core.store.models import SCHEMA_VERSION, ItemChange
 from lcm_core.store.ports import MemoryStore
 from lcm_core.testing import (
     SearchContract,
@@ -125,7 +125,7 @@ def test_wrong_schema_version_is_reported(tmp_path: Path) -> None:
     """a file whose recorded schema version is not this code's is named by integrity_check."""
     with SQLiteMemoryStore(tmp_path / "m.sqlite") as store:
         store.set_meta("schema", "1")
-        assert store.integrity_check() == ["schema version is 1, expected 2"]
+        assert store.integrity_check() == [f"schema version is 1, expected {SCHEMA_VERSION}"]
 
 
 def test_vacuum_shrinks_the_file_after_a_purge(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Opening files that are not (yet) v2 lcm databases: refuse clearly, or migrate keeping rows."""
+"""Opening files that are not (yet) current lcm databases: refuse clearly, or migrate keeping rows."""
 
 from __future__ import annotations
 
@@ -98,13 +98,14 @@ def test_newer_schema_is_refused_without_changes(tmp_path: Path) -> None:
         SQLiteMemoryStore(path)
 
 
-def test_v1_file_migrates_to_v2_keeping_every_row(tmp_path: Path) -> None:
+def test_v1_file_migrates_to_current_keeping_every_row(tmp_path: Path) -> None:
     path = tmp_path / "memory.sqlite"
     _build_v1(path)
     store = SQLiteMemoryStore(path)
     try:
-        assert store.schema_version() == SCHEMA_VERSION == 2
+        assert store.schema_version() == SCHEMA_VERSION == 3
         assert store.get_meta("migration.v2") is not None
+        assert store.get_meta("migration.v3") is not None
         assert [e.text for e in store.list_events("s1")] == [
             "keep p95 under 200 ms",
             "预算不超过3000元（含税）",

@@ -1,0 +1,108 @@
+"""Wall time of `lcm hook user-prompt-submit` on the demo database, before and after a change.
+
+Each variant is a source tree put first on PYTHONPATH (the working tree, and e.g. an
+earlier commit unpacked with `git archive`), with its own demo database made by its own
+`lcm demo` (an older tree may not open a newer schema). Each tree is byte-compiled first
+(`compileall`), as pip does on install: with PYTHONDONTWRITEBYTECODE set and no
+`__pycache__`, every run would compile lcm's sources again (~130 ms here) and time the
+compiler instead of the hook. Runs are interleaved: each round
+times the floor (`python -c pass`, the interpreter's own start-up), then every variant
+once, each a fresh process fed the same hook payload on stdin. The table shows p50 and
+p90 over the rounds and each variant's p50 over the floor's.
+
+    git archive 1e5a1a9 | tar -x -C /tmp/lcm_before
+    python benchmarks/hook_latency.py --variant before=/tmp/lcm_before --runs 21
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SESSION = "0b6f3c2e-9a41-4d7e-b8c5-1e2f3a4b5c6d"  # the demo session
+PAYLOAD = json.dumps(
+    {
+        "session_id": SESSION,
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "Which port did we settle on, and what is the budget? 预算上限是多少？",
+    },
+    ensure_ascii=False,
+).encode("utf-8")
+ENTRY = "from lcm_adapter.cli.main import main; main()"
+
+
+def _env(tree: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LCM_", "DSH_"))}
+    env["PYTHONPATH"] = str(tree)
+    return env
+
+
+def _lcm(tree: Path, *args: str, stdin: bytes = b"") -> float:
+    """Seconds one `lcm` process took, start to exit; fails loudly on a non-zero exit."""
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", ENTRY, *args],
+        input=stdin,
+        env=_env(tree),
+        capture_output=True,
+        check=False,
+    )
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"{tree}: lcm {' '.join(args)} failed: {done.stderr.decode()[-300:]}")
+    return elapsed
+
+
+def _floor() -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "pass"], check=True)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="NAME=DIR",
+        help="another source tree to time beside the working tree (repeatable)",
+    )
+    parser.add_argument("--runs", type=int, default=21, help="interleaved rounds")
+    args = parser.parse_args()
+    trees = {"now": ROOT}
+    for spec in args.variant:
+        name, _, folder = spec.partition("=")
+        trees[name] = Path(folder).resolve()
+    for tree in trees.values():
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree)], check=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        dbs = {}
+        for name, tree in trees.items():
+            dbs[name] = str(Path(tmp) / f"{name}.sqlite")
+            _lcm(tree, "--db", dbs[name], "demo")
+            _lcm(tree, "--db", dbs[name], "hook", "user-prompt-submit", stdin=PAYLOAD)  # warm
+        times: dict[str, list[float]] = {"floor": [], **{n: [] for n in trees}}
+        for _ in range(args.runs):
+            times["floor"].append(_floor())
+            for name, tree in trees.items():
+                hook = ("--db", dbs[name], "hook", "user-prompt-submit")
+                times[name].append(_lcm(tree, *hook, stdin=PAYLOAD))
+    floor = statistics.median(times["floor"])
+    print(f"{'variant':<10} {'p50 ms':>8} {'p90 ms':>8} {'p50/floor':>10}   ({args.runs} rounds)")
+    for name, values in times.items():
+        p50 = statistics.median(values)
+        p90 = statistics.quantiles(values, n=10)[-1] if len(values) > 1 else p50
+        print(f"{name:<10} {p50 * 1000:8.0f} {p90 * 1000:8.0f} {p50 / floor:10.2f}")
+
+
+if __name__ == "__main__":
+    main()
