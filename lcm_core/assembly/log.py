@@ -11,7 +11,8 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from lcm_core.assembly.assemble import AssemblyResult, RuleProvider, assemble
+from lcm_core.assembly.assemble import AssemblyResult, assemble
+from lcm_core.assembly.candidates import RuleProvider
 from lcm_core.assembly.packing import TokenMeter
 from lcm_core.assembly.step import StepMessage
 from lcm_core.config import Config, load_config
