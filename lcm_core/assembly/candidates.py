@@ -51,7 +51,7 @@ RuleProvider = Callable[[MemoryStore, QuerySignals, Config], tuple[Sequence[str]
 # How far back the task-text fallback looks for the newest user message, in seqs.
 _FALLBACK_WINDOWS: Final = (64, 512, 4096)
 # The events whose user messages decide the block's language under `auto`.
-_LANGUAGE_WINDOW: Final = 512
+_LANGUAGE_WINDOW: Final = 64
 _DISPUTED_SHOWN: Final = 6
 # Why a selected item's source is not quoted while the item is in the resident section.
 RESIDENT_SOURCE: Final = "source of a resident item; the item itself is restated"

@@ -181,13 +181,20 @@ def without_own_input(
     """The pool with the turns this step cannot quote marked, so they do not set the floor:
     the current turn's messages, the question's own text and turns still on screen."""
     query = signals.text.strip().casefold()
-    unquotable = {
-        seq
-        for seq, turn in pool.turns.items()
-        if (current_turn is not None and turn.event.turn == current_turn)
-        or (query and turn.event.text.strip().casefold() == query)
-        or (is_visible is not None and is_visible(turn.event))
-    }
+
+    def unquotable_turn(event: Event) -> bool:
+        return (
+            (current_turn is not None and event.turn == current_turn)
+            or bool(query and event.text.strip().casefold() == query)
+            or (is_visible is not None and is_visible(event))
+        )
+
+    # Only the turns above the best quotable one can change the floor: stop there.
+    unquotable: set[int] = set()
+    for seq, turn in sorted(pool.turns.items(), key=lambda p: (-p[1].relevance, p[0])):
+        if not unquotable_turn(turn.event):
+            break
+        unquotable.add(seq)
     if not unquotable or unquotable <= pool.unquotable:
         return pool
     return replace(pool, unquotable=pool.unquotable | frozenset(unquotable))
