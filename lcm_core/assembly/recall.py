@@ -17,22 +17,23 @@ from typing import Final
 from lcm_core.extraction.clauses import sentences
 from lcm_core.extraction.correct import correction_cue
 from lcm_core.retrieval.rank import Omission
+from lcm_core.text.lazy_regex import lazy_compile
 from lcm_core.text.query import numbers_in
 
 # Asking for what memory should hold, question or not.
-_RECALL_RE: Final = re.compile(
+_RECALL_RE: Final = lazy_compile(
     r"\b(?:remind me|do you remember|you remember|recall|what we (?:said|decided|agreed|set)"
     r"|as (?:we|i) (?:said|discussed|agreed))\b"
     r"|提醒我|还记得|你记得|回忆一下|我们(?:之前|刚才|上次)?(?:说|定|约定|决定|商量)的",
     re.IGNORECASE,
 )
-_QUESTION_RE: Final = re.compile(
+_QUESTION_RE: Final = lazy_compile(
     r"[?？]|\b(?:what|which|when|where|who|whom|whose|why|how|did|was|were|had|is|are|do|does)\b"
     r"|什么|多少|哪|谁|几|吗|呢|怎么|是否|有没有",
     re.IGNORECASE,
 )
 # Words that point back at earlier turns or at something the user set.
-_PAST_RE: Final = re.compile(
+_PAST_RE: Final = lazy_compile(
     r"\b(?:did|was|were|had|earlier|before|previously|last time|ago|again|already|"
     r"decided|agreed|said|told|mentioned|set|picked|chose|chosen|settled|promised|"
     r"discussed|noted|asked|our|we)\b"

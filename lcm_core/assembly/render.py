@@ -17,6 +17,7 @@ from lcm_core.retrieval.evidence import EvidenceRow
 from lcm_core.retrieval.rank import source_seqs
 from lcm_core.store.models import MemoryItem, Rule, TaskState
 from lcm_core.text.block_words import ZH, BlockWords
+from lcm_core.text.lazy_regex import lazy_compile
 from lcm_core.text.numbers_role import flagged_numbers
 
 HEADER_TAG: Final = "长对话记忆"
@@ -33,11 +34,11 @@ ELLIPSIS: Final = "…"
 
 # A bracket that opens one of our labels or the header tag, with or without its close.
 _LABEL_WORDS: Final = rf"(?:mem|rule|ev)\b|{HEADER_TAG}|long-conversation-memory"
-_CLOSED_LABEL_RE: Final = re.compile(rf"\[(\s*(?:{_LABEL_WORDS})[^\[\]\n]{{0,200}})\]", re.I)
-_OPEN_LABEL_RE: Final = re.compile(rf"\[(?=\s*(?:{_LABEL_WORDS}))", re.I)
-_SPACE_RUN_RE: Final = re.compile(r"[ \t]+")
+_CLOSED_LABEL_RE: Final = lazy_compile(rf"\[(\s*(?:{_LABEL_WORDS})[^\[\]\n]{{0,200}})\]", re.I)
+_OPEN_LABEL_RE: Final = lazy_compile(rf"\[(?=\s*(?:{_LABEL_WORDS}))", re.I)
+_SPACE_RUN_RE: Final = lazy_compile(r"[ \t]+")
 # An ISO date at the start of an event's time (`2026-03-02T09:15:00+08:00`).
-_ISO_DATE_RE: Final = re.compile(r"\d{4}-\d{2}-\d{2}")
+_ISO_DATE_RE: Final = lazy_compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def said_on(time: str | None) -> str | None:

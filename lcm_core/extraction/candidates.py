@@ -27,13 +27,14 @@ from lcm_core.extraction.rules import (
 from lcm_core.extraction.subject import SubjectFact, overrides_choice, subject_fact
 from lcm_core.extraction.task import TaskPatch, task_patch
 from lcm_core.store.models import Event
+from lcm_core.text.lazy_regex import lazy_compile
 from lcm_core.text.numbers import Quantity, quantities_and_conditions
 
 MIN_CLAUSE_CHARS: Final = 5
 MAX_CANDIDATES: Final = 100  # per message; the raw event keeps everything
-_DIGIT: Final = re.compile(r"[0-9０-９]")
+_DIGIT: Final = lazy_compile(r"[0-9０-９]")
 # A clause whose object is only a pronoun restates agreement, not a memory.
-_BARE_PRONOUN: Final = re.compile(
+_BARE_PRONOUN: Final = lazy_compile(
     r"^(?:(?:let's|let us|we'll|we will|please|ok|okay|yes|sure)\s+)*(?:do|go with|use|try|"
     r"keep)\s+(?:it|that|this|them|those)(?:\s+(?:then|first|now|instead))?$|"
     r"^(?:就)?(?:这么办|这样|这么做|按这个来)$",

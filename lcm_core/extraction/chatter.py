@@ -12,6 +12,7 @@ import re
 from typing import Final
 
 from lcm_core.extraction.rules import classify
+from lcm_core.text.lazy_regex import lazy_compile
 from lcm_core.text.numbers import parse_quantities
 from lcm_core.text.numbers_role import is_identifier
 
@@ -31,27 +32,29 @@ _VERBS_EN: Final = (
     r"come back|return to|fix|print|dump|test|stop here|pause|resume|refresh|reload|"
     r"call it a day|keep going|carry on|proceed|do the next|next"
 )
-_NAV_EN: Final = re.compile(rf"^\s*{_FILLER_EN}{_WHO_EN}(?:{_VERBS_EN})(?![A-Za-z])", re.IGNORECASE)
+_NAV_EN: Final = lazy_compile(
+    rf"^\s*{_FILLER_EN}{_WHO_EN}(?:{_VERBS_EN})(?![A-Za-z])", re.IGNORECASE
+)
 # "next file", "first one", "next: src/db/migrate.py".
-_NEXT_EN: Final = re.compile(
+_NEXT_EN: Final = lazy_compile(
     r"^\s*(?:ok(?:ay)?[\s,]*)?(?:next|first|last|another|the next)\b[\s:,]*"
     r"(?:one|file|thing|step|test|case|error|item|up|please|pls|:?\s*\S+)?\s*[.!]*$",
     re.IGNORECASE,
 )
-_NAV_ZH: Final = re.compile(
+_NAV_ZH: Final = lazy_compile(
     r"^\s*(?:(?:好|好的|嗯+|行|ok|OK|那|那就|然后|接着|先|再|现在|下面|继续)[\s,，。]*)*"
     r"(?:看一下|看一看|看看|看下|瞧瞧|打开|跑一下|跑一遍|再跑|重跑|跑|执行|运行|回到|切到|"
     r"下一个|下一步|继续|再试|重试|重新|提交|贴出来|查一下|查查|搜一下|改一下|一个一个|"
     r"今天先|先到这|先这样)"
 )
 # A remark about what just happened, with a bare pronoun for subject ("that took forever").
-_REMARK: Final = re.compile(
+_REMARK: Final = lazy_compile(
     r"^\s*(?:(?:hmm+|oh|wow|ugh|huh|well|ok(?:ay)?|nice|cool)\b[\s,.!]*)*(?:that|it|this)"
     r"(?:'s|\s+(?:is|was|took|takes|looks|seems|worked|failed|broke|passed))(?![A-Za-z])",
     re.IGNORECASE,
 )
 # Words that make a steering sentence also a standing rule or a setting.
-_KEEPS: Final = re.compile(
+_KEEPS: Final = lazy_compile(
     r"(?<![A-Za-z])(?:always|never|from now on|going forward|by default|every time|"
     r"must|instead|on port|port \d)(?![A-Za-z])|以后|今后|每次|一律|必须|不要|端口|默认",
     re.IGNORECASE,

@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
+from lcm_core.text.lazy_regex import lazy_compile
 from lcm_core.text.query import query_signals
 from lcm_core.text.tokens import CJK_CLASS
 
-_CODE_FENCE: Final = re.compile(r"```.*?(?:```|$)", re.S)
+_CODE_FENCE: Final = lazy_compile(r"```.*?(?:```|$)", re.S)
 # Lines that are code, logs or stack traces rather than prose.
-_NOISE_LINE: Final = re.compile(
+_NOISE_LINE: Final = lazy_compile(
     r"""^\s*(?:Traceback\ \(most\ recent\ call\ last\)|File\ "[^"]*",\ line\ \d+|
     at\ [\w$.<>\[\]]+\s*\(|[\w.]*(?:Error|Exception|Warning)(?:\s*\[[^\]]*\])?:|
     \d{4}-\d{2}-\d{2}[T\ ]\d{2}:\d{2}|>>>|\$\ |\#!|<[/\w][^>]*>|
@@ -19,15 +20,15 @@ _NOISE_LINE: Final = re.compile(
     re.X,
 )
 _CODE_CHARS: Final = frozenset("{}();=<>[]$|\\")
-_BULLET: Final = re.compile(r"^\s*(?:[-*•·]|\d+[.)])\s+")
+_BULLET: Final = lazy_compile(r"^\s*(?:[-*•·]|\d+[.)])\s+")
 # Sentence ends: CJK and hard marks always, a Latin full stop only before a space.
-_SENTENCE_SPLIT: Final = re.compile(r"(?<=[。！？；;!?])\s*|(?<=\.)\s+")
-_ABBREVIATION: Final = re.compile(
+_SENTENCE_SPLIT: Final = lazy_compile(r"(?<=[。！？；;!?])\s*|(?<=\.)\s+")
+_ABBREVIATION: Final = lazy_compile(
     r"(?:\b(?:e\.g|i\.e|etc|vs|approx|incl|excl|no|mr|dr|cf)\.)$", re.I
 )
-_CLAUSE_SPLIT: Final = re.compile(r"\s*[,，、]\s*|\s+[—–]\s+|\s+-\s+")
+_CLAUSE_SPLIT: Final = lazy_compile(r"\s*[,，、]\s*|\s+[—–]\s+|\s+-\s+")
 # Openers that carry no content: "also,", "and", "ok so", "另外，", "对了，".
-_LEAD_FILLER: Final = re.compile(
+_LEAD_FILLER: Final = lazy_compile(
     r"^(?:(?:also|and|so|ok(?:ay)? so|right|alright|all right|well|plus|oh and|but|then|btw|fyi|"
     r"hmm+|oh|ah|um+|uh|great|cool|nice)\b[\s,，:：—–-]*|"
     r"(?:另外|还有|对了|然后|那么|嗯|哦|啊)[\s,，:：—–-]*)+",
@@ -103,17 +104,17 @@ _TOOLS: Final = (
     "rust",
     "java",
 )
-_TOOL_RE: Final = re.compile(
+_TOOL_RE: Final = lazy_compile(
     r"(?<![A-Za-z0-9_\-])(" + "|".join(re.escape(t) for t in _TOOLS) + r")(?![A-Za-z0-9_\-])",
     re.IGNORECASE,
 )
-_COMPONENT_EN: Final = re.compile(
+_COMPONENT_EN: Final = lazy_compile(
     r"\b((?:[a-z][\w\-]*\s)?[a-z][\w\-]*)\s(service|module|component|endpoint|api|pipeline|job|"
     r"worker|server|client|database|cache|queue|frontend|backend|cli|library|package|page|table|"
     r"bucket|cluster|store|region)\b",
     re.IGNORECASE,
 )
-_COMPONENT_ZH: Final = re.compile(
+_COMPONENT_ZH: Final = lazy_compile(
     rf"([{CJK_CLASS}]{{1,4}}?(?:服务|模块|接口|系统|页面|数据库|缓存|队列|组件|表))"
 )
 # Words before a component noun that do not name it ("when the cache", "to the queue").
@@ -121,16 +122,16 @@ _COMPONENT_SKIP_TEXT: Final = """the a an our my your their its this that these 
     every any all some when whenever if unless until while with without for from in on at to
     of by per via into onto and or but is are was were be been use using than then"""
 _COMPONENT_SKIP: Final = frozenset(_COMPONENT_SKIP_TEXT.split())
-_ENVIRONMENTS: Final = re.compile(
+_ENVIRONMENTS: Final = lazy_compile(
     r"(?<![A-Za-z])(production|prod|staging|development|dev|local|ci)(?![A-Za-z])|"
     r"(生产环境|测试环境|预发环境|开发环境|本地|线上)",
     re.IGNORECASE,
 )
-_FILE_RE: Final = re.compile(
+_FILE_RE: Final = lazy_compile(
     r"(?<![\w/])[\w\-]+(?:\.[\w\-]+)*\.(?:py|ts|tsx|js|jsx|json|ya?ml|toml|md|sql|go|rs|java|kt|"
     r"rb|php|sh|cfg|ini|env|lock|txt|csv|html|css|vue|c|h|cpp|hpp|swift|xml|conf)\b"
 )
-_DIR_RE: Final = re.compile(r"(?<![\w/])[A-Za-z_][\w.\-]*(?:/[\w.\-]+)*/(?=\s|$|[,.;，。、])")
+_DIR_RE: Final = lazy_compile(r"(?<![\w/])[A-Za-z_][\w.\-]*(?:/[\w.\-]+)*/(?=\s|$|[,.;，。、])")
 
 
 def sentences(text: str) -> list[str]:

@@ -17,12 +17,13 @@ from functools import lru_cache
 from typing import Any, Final
 
 from lcm_core.store.models import MemoryItem
+from lcm_core.text.lazy_regex import Regex, lazy_compile
 from lcm_core.text.numbers import Quantity
 from lcm_core.text.numbers_role import MEASURE_UNITS
 from lcm_core.text.query import can_narrow
 from lcm_core.text.tokens import tokenize
 
-_EN_LEAD: Final = re.compile(
+_EN_LEAD: Final = lazy_compile(
     r"^(?:(?:hmm+|oh|ah|um+|uh|ugh|argh|well|so|ok(?:ay)?|right)\b[\s,.!:—–-]*)*"
     r"(?P<cue>actually|correction|scratch that|i meant|i mean|no wait|wait,? no|nope|oops|"
     r"(?:sorry[\s,.!:—–-]*)?(?:wrong again|my bad|my mistake)|sorry|wrong again|"
@@ -31,21 +32,21 @@ _EN_LEAD: Final = re.compile(
     r"(?:that|it) should (?:be|say))(?![A-Za-z])[\s,.!:：—–-]*",
     re.IGNORECASE,
 )
-_ZH_LEAD: Final = re.compile(
+_ZH_LEAD: Final = lazy_compile(
     r"^(?:(?:嗯|哦|啊|哎|诶|呃)[\s,，。!！]*)*"
     r"(?P<cue>不对|不是的|又?错了|我?(?:刚才)?又?说错了|更正(?:一下)?|纠正(?:一下)?|改一下|其实是|"
     r"我的意思是|写错了|打错了|口误|不[，,])"
     r"[\s,，。.!！:：—–-]*"
 )
-_CHANGE_TO: Final = re.compile(r"改成|改为|换成|改用|^\s*change\b.*\bto\b", re.IGNORECASE)
-_REPLACED_EN: Final = re.compile(
+_CHANGE_TO: Final = lazy_compile(r"改成|改为|换成|改用|^\s*change\b.*\bto\b", re.IGNORECASE)
+_REPLACED_EN: Final = lazy_compile(
     r"(?:,\s*not|\binstead of|\brather than)\s+(?P<x>[^,.;!?—–()\n]+)", re.IGNORECASE
 )
-_REPLACED_ZH: Final = re.compile(r"(?:而不是|而非|不是)\s*(?P<x>[^，。；,;！？\n]+)")
-_REPLACED_STOP: Final = re.compile(
+_REPLACED_ZH: Final = lazy_compile(r"(?:而不是|而非|不是)\s*(?P<x>[^，。；,;！？\n]+)")
+_REPLACED_STOP: Final = lazy_compile(
     r"\s+(?:for|in|on|at|to|as|with|because|since|which|that|so)\b.*$|\s*[—–].*$", re.I
 )
-_LEADING_NUMBER: Final = re.compile(
+_LEADING_NUMBER: Final = lazy_compile(
     r"^[$¥￥€£]?\s?(?:\d[\d,]*(?:\.\d+)?[kK万千亿]?|[零〇一二两三四五六七八九十百千万亿]+)"
 )
 # Words of the correction itself, which say nothing about what is corrected.
@@ -140,7 +141,7 @@ class _Probe:
     """What a correction is matched with, prepared once per correction."""
 
     terms: frozenset[str]
-    replaced: tuple[tuple[str, re.Pattern[str]], ...]
+    replaced: tuple[tuple[str, Regex], ...]
     negated: tuple[Quantity, ...]
     units: frozenset[str]
     values: frozenset[tuple[int | float, str | None]]
@@ -158,7 +159,7 @@ def pick_target(
         replaced=tuple(
             (
                 text.casefold(),
-                re.compile(
+                lazy_compile(
                     r"(?<![A-Za-z0-9_.])" + re.escape(text.casefold()) + r"(?![A-Za-z0-9_])"
                 ),
             )

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from lcm_core.text.lazy_regex import Regex, lazy_compile
 from lcm_core.text.numbers import Quantity, parse_quantities
 from lcm_core.text.tokens import CJK_CLASS
 
@@ -20,14 +21,14 @@ _NOT_LATIN_BEFORE = r"(?<![A-Za-z])"
 _NOT_LATIN_AFTER = r"(?![A-Za-z])"
 
 
-def _en(*alternatives: str) -> re.Pattern[str]:
+def _en(*alternatives: str) -> Regex:
     """English words bounded by non-letters (`\\b` fails between Han and Latin)."""
     body = "|".join(alternatives)
-    return re.compile(f"{_NOT_LATIN_BEFORE}(?:{body}){_NOT_LATIN_AFTER}", re.IGNORECASE)
+    return lazy_compile(f"{_NOT_LATIN_BEFORE}(?:{body}){_NOT_LATIN_AFTER}", re.IGNORECASE)
 
 
-def _zh(*alternatives: str) -> re.Pattern[str]:
-    return re.compile("|".join(alternatives))
+def _zh(*alternatives: str) -> Regex:
+    return lazy_compile("|".join(alternatives))
 
 
 OPEN_QUESTION: Final = (
@@ -88,7 +89,7 @@ STRONG_CONSTRAINT: Final = (
         r"from now on",
         r"going forward",
     ),
-    re.compile(r"^\s*keep\b", re.IGNORECASE),
+    lazy_compile(r"^\s*keep\b", re.IGNORECASE),
     _zh(
         r"必须|务必|一定要|(?<!能)不能|不可以|不得|不准|不许|禁止|严禁|(?<!要)不要|不允许|只能|只允许|"
         r"只在|只用|只改|只动|仅限|保证|确保|始终|永远|总是|要求|一律|(?<![我你他她还不])记得|"
@@ -112,7 +113,7 @@ DECISION: Final = (
         r"settle on",
         r"drop support",
     ),
-    re.compile(
+    lazy_compile(
         r"^\s*(?:please\s+)?(?:use|go with|switch to|stick with|store|name|call|set|target|pin|"
         r"skip|adopt|choose|pick|put|deploy|switch)\b",
         re.IGNORECASE,
@@ -144,8 +145,8 @@ WEAK_CONSTRAINT: Final = (
 )
 FACT: Final = (
     _en(r"fyi", r"remember that", r"note that", r"keep in mind", r"for the record"),
-    re.compile(r"^\s*(?:remember|note|btw)\b", re.IGNORECASE),
-    re.compile(
+    lazy_compile(r"^\s*(?:remember|note|btw)\b", re.IGNORECASE),
+    lazy_compile(
         r"\b(?:our|my)\s+[\w\- ]{1,40}?\b(?:is|are|was|runs|run|uses|lives|sits|has|have|takes)\b"
         r"|^\s*(?:we|i)(?:'re| are| am|'m)? (?:use|using|have|run|running|deploy|deploying|host|"
         r"hosting|store|keep|moved|migrated|switched)\b|^\s*we(?:'re| are) on\b"
@@ -160,16 +161,18 @@ FACT: Final = (
     ),
 )
 # Words that describe how things are, so a bound in the clause is a fact, not a rule.
-DESCRIPTIVE: Final = re.compile(r"\b(?:can take|takes|took|currently)\b|目前|现在", re.IGNORECASE)
+DESCRIPTIVE: Final = lazy_compile(r"\b(?:can take|takes|took|currently)\b|目前|现在", re.IGNORECASE)
 _BOUNDS: Final = frozenset({"<", "<=", ">", ">=", "between"})
 
-QUESTION_END: Final = re.compile(r"[?？]\s*[\"'”』」)）]*\s*$|[吗呢][\s。！!]*$")
-ZH_QUESTION_WORDS: Final = re.compile(r"什么|怎么|为什么|如何|哪|是否|能不能|可不可以|有没有|请问")
-POLITE_IMPERATIVE: Final = re.compile(
+QUESTION_END: Final = lazy_compile(r"[?？]\s*[\"'”』」)）]*\s*$|[吗呢][\s。！!]*$")
+ZH_QUESTION_WORDS: Final = lazy_compile(
+    r"什么|怎么|为什么|如何|哪|是否|能不能|可不可以|有没有|请问"
+)
+POLITE_IMPERATIVE: Final = lazy_compile(
     r"^\s*(?:can|could|would|will) you (?:please )?(?:make sure|ensure|remember|always|never|keep|not)\b",
     re.IGNORECASE,
 )
-ONE_OFF_REQUEST: Final = re.compile(
+ONE_OFF_REQUEST: Final = lazy_compile(
     r"^\s*(?:please |pls |can you |could you |would you )?(?:fix|run|check|look at|look into|"
     r"explain|show|help|write|add|update|implement|create|generate|refactor|rename|remove|"
     r"delete|investigate|debug|review|try|test|install|open|read|find|tell|give|send|"
@@ -193,7 +196,7 @@ PROPOSAL: Final = (
     ),
     _zh(r"建议|推荐|可以考虑|不妨|最好|我们可以|或许可以|我的建议|比较好|更好的做法|我觉得可以"),
 )
-CONFIRMATION: Final = re.compile(
+CONFIRMATION: Final = lazy_compile(
     r"^(?:(?:yes|yep|yeah|yup|sure|ok|okay|alright|all right|sounds good|good idea|great idea|agreed|agree|i agree|"
     r"lgtm|makes sense|do it|go ahead|go for it|let's do (?:it|that)|let's go with (?:it|that|"
     r"your suggestion)|that works|works for me|perfect|approved|ship it|please do|👍|"
@@ -211,16 +214,16 @@ class Verdict:
     strength: int
 
 
-def _any(patterns: Sequence[re.Pattern[str]], text: str) -> bool:
+def _any(patterns: Sequence[Regex], text: str) -> bool:
     return any(p.search(text) for p in patterns)
 
 
 # "From now on", "以后都": alone they make a choice lasting, not an obligation.
-_LASTING: Final = re.compile(
+_LASTING: Final = lazy_compile(
     r"(?<![A-Za-z])(?:from now on|going forward)(?![A-Za-z])|(?:以后|今后)(?:所有|都|一律|统一)?",
     re.IGNORECASE,
 )
-_CHOICE: Final = re.compile(
+_CHOICE: Final = lazy_compile(
     r"(?<![A-Za-z])(?:going with|go with|use|switch(?:ing)? to|stick with)(?![A-Za-z])|"
     r"(?:都|统一|一律)?(?:用|使用|改用)",
     re.IGNORECASE,
@@ -228,7 +231,7 @@ _CHOICE: Final = re.compile(
 
 
 # "只在周二和周四发版" picks the release days, like "deploy only on Tuesdays".
-_RELEASE_DAYS: Final = re.compile(r"^\s*只在[^，。；]{1,12}(?:发版|发布|部署|上线)")
+_RELEASE_DAYS: Final = lazy_compile(r"^\s*只在[^，。；]{1,12}(?:发版|发布|部署|上线)")
 
 
 def _lasting_choice(clause: str) -> bool:

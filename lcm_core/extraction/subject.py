@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
+from lcm_core.text.lazy_regex import lazy_compile
 from lcm_core.text.tokens import tokenize
 
 # Relation families, each a list of verb phrases; longer phrases are tried first.
@@ -63,7 +64,7 @@ _VERBS_EN: Final = sorted(
 )
 _VERB_FAMILY_EN: Final = {verb: family for verb, family in _VERBS_EN}
 _EN_VERB_HEADS: Final = frozenset(verb.split()[0] for verb, _ in _VERBS_EN)
-_FACT_EN: Final = re.compile(
+_FACT_EN: Final = lazy_compile(
     _LEAD_EN
     + _DETERMINER_EN
     + r"(?P<subject>[A-Za-z0-9][\w.\-/' ]{0,60}?)\s+"
@@ -78,19 +79,19 @@ _VERBS_ZH: Final = sorted(
     key=lambda pair: -len(pair[0]),
 )
 _VERB_FAMILY_ZH: Final = {verb: family for verb, family in _VERBS_ZH}
-_FACT_ZH: Final = re.compile(
+_FACT_ZH: Final = lazy_compile(
     r"^\s*(?P<subject>[^，。,；;：:！？!?\s][^，。,；;：:！？!?]{0,30}?)\s*"
     r"(?:现在|目前|一直|都|也|还|其实)?"
     r"(?P<verb>" + "|".join(re.escape(v) for v, _ in _VERBS_ZH) + r")\s*(?P<value>\S.*)$"
 )
 # "支付模块由张伟负责", "支付模块现在是李娜负责": the owner is the value, the module the subject.
-_OWNER_ZH: Final = re.compile(
+_OWNER_ZH: Final = lazy_compile(
     r"^\s*(?P<subject>[^，。,；;！？!?]{2,30}?)\s*(?:现在|目前)?(?:是|归)?由?\s*"
     r"(?P<value>[^，。,；;是由]{1,20}?)\s*(?:负责|在管|管)"
 )
 # "Maria owns the payments module": the module is what the statement is about.
 _SWAPPED: Final = frozenset({"owns", "maintains"})
-_VALUE_TAIL: Final = re.compile(
+_VALUE_TAIL: Final = lazy_compile(
     r"(?:\s*,?\s*(?:not|instead of|rather than)\s+.*|\s+(?:now|currently|these days))+$", re.I
 )
 _PRONOUNS_EN: Final = frozenset(
@@ -158,11 +159,11 @@ _IMPERATIVE_EN: Final = frozenset(
         "will",
     ]
 )
-_ZH_BAD_SUBJECT_START: Final = re.compile(
+_ZH_BAD_SUBJECT_START: Final = lazy_compile(
     r"^(?:我|你|他|她|它|这|那|咱|先|再|就|也|都|还|又|把|给|让|请|帮|看|跑|去|来|要|能|会|不)"
 )
 # Values that describe a passing state, not a lasting fact ("the build is still red").
-_TRANSIENT_VALUE: Final = re.compile(
+_TRANSIENT_VALUE: Final = lazy_compile(
     r"^(?:still|not|no longer|going to|gonna|done|finished|fine|ok|okay|weird|strange|broken|"
     r"failing|passing|green|red|up|down|good|bad|wrong|right|correct|missing|empty|slow|fast|"
     r"huge|big|small|better|worse|fixed|gone|flaky|a bug|the problem|the issue|why|what|how|"
@@ -172,26 +173,26 @@ _TRANSIENT_VALUE: Final = re.compile(
     re.IGNORECASE,
 )
 # A value said of the moment ("… today", "… again", "… lately") is a passing remark.
-_MOMENT: Final = re.compile(
+_MOMENT: Final = lazy_compile(
     r"(?<![A-Za-z])(?:today|tonight|this (?:morning|afternoon|evening|week)|right now|again|"
     r"lately|haha|lol|anyway)(?![A-Za-z])|今天|今晚|刚才|最近",
     re.IGNORECASE,
 )
-_ZH_TRANSIENT_VALUE: Final = re.compile(
+_ZH_TRANSIENT_VALUE: Final = lazy_compile(
     r"^(?:啥|什么|多少|哪|不是|不行|可以|好的|对的|错的|这样|那样|干嘛)"
 )
 _SUBJECT_NOISE: Final = frozenset(
     ["the", "a", "an", "our", "my", "its", "their", "now", "currently", "的", "现在", "目前"]
 )
-_ARTICLE: Final = re.compile(r"^(?:the|our|my|a|an)\s+", re.IGNORECASE)
+_ARTICLE: Final = lazy_compile(r"^(?:the|our|my|a|an)\s+", re.IGNORECASE)
 _MAX_SUBJECT_WORDS: Final = 6
-_ZH_FACT_SUBJECT_END: Final = re.compile(
+_ZH_FACT_SUBJECT_END: Final = lazy_compile(
     r"(?:服务|系统|模块|集群|环境|数据库|库|仓库|网关|站|平台|应用|表|框架|版本|工具|机器人|目录)$"
 )
 
 
 # A Chinese "X 用 Y" states a fact when X names a system, not an activity ("部署用 Docker").
-_ZH_STRONG_CHOICE: Final = re.compile(
+_ZH_STRONG_CHOICE: Final = lazy_compile(
     r"决定|就用|采用|改用|选用|统一用|换成|还是用|确定用|吧|以后|今后"
 )
 

@@ -7,56 +7,59 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from lcm_core.store.models import TaskState
+from lcm_core.text.lazy_regex import Regex, lazy_compile
 from lcm_core.text.tokens import tokenize
 
 MAX_LIST: Final = 20  # newest entries kept per list; the raw events keep everything
 _TRAIL: Final = " \t.。!！;；,，:："
 
 _GOAL: Final = (
-    re.compile(
+    lazy_compile(
         r"^(?:the |our |my )?(?:main |overall |end |ultimate )?(?:goal|objective|aim|mission)"
         r"(?: for [\w ]{1,30}?)?(?:\s+(?:is|will be)\b|\s*:)\s*(?:to\s+)?(?P<v>.+)",
         re.I,
     ),
-    re.compile(
+    lazy_compile(
         r"^(?:这次的?|我们的?|本次的?|当前的?|现在的?|今天的?|这周的?)?(?:目标|目的|任务)"
         r"(?:是|为|：|:|改成|改为|变成|换成)\s*(?P<v>.+)"
     ),
 )
 _PROGRESS: Final = (
-    re.compile(
+    lazy_compile(
         r"^(?:(?:i'm|i am|we're|we are)\s+)?(?:done|finished|through) with (?P<v>.+)"
         r"|^(?:(?:i|we)(?:'ve| have)?\s+)?(?:just |already )?(?:finished|completed|shipped|"
         r"merged|wrapped up) (?P<w>.+)"
         r"|^(?P<x>.+?) (?:is|are) (?:now )?(?:done|finished|complete|completed|merged|shipped)\b",
         re.I,
     ),
-    re.compile(
+    lazy_compile(
         r"^(?:已完成[:：]\s*(?P<v>.+)|(?P<w>.+?)(?:已经|都)?(?:写完了|做完了|完成了|搞定了|弄好了|"
         r"改完了|修好了|上线了|合并了|已完成))"
     ),
 )
 _BLOCKER: Final = (
-    re.compile(
+    lazy_compile(
         r"\b(?:blocked (?:on|by)|stuck (?:on|with)|waiting (?:on|for)|"
         r"can't (?:proceed|continue|move forward) until|blockers? (?:is|are|:))\s*(?P<v>.+)",
         re.I,
     ),
-    re.compile(r"(?:卡在|阻塞在)(?P<v>.+?)(?:上了?)?$|被(?P<w>.+?)(?:卡住|阻塞|挡住)了?$"),
+    lazy_compile(r"(?:卡在|阻塞在)(?P<v>.+?)(?:上了?)?$|被(?P<w>.+?)(?:卡住|阻塞|挡住)了?$"),
 )
 _OPEN_ITEM: Final = (
-    re.compile(
+    lazy_compile(
         r"^(?:todo|to-do|to do|action item|next steps?)\s*[:：\-]\s*(?P<v>.+)"
         r"|^(?:(?:we|i)\s+)?still (?:need|have) to (?!decide|figure out|choose|pick)(?P<w>.+)"
         r"|^(?:remaining|left to do)\s*[:：]\s*(?P<x>.+)",
         re.I,
     ),
-    re.compile(r"^(?:待办|待做)\s*[:：]\s*(?P<v>.+)|^(?:还需要|还得|接下来要|下一步要?)(?P<w>.+)"),
+    lazy_compile(
+        r"^(?:待办|待做)\s*[:：]\s*(?P<v>.+)|^(?:还需要|还得|接下来要|下一步要?)(?P<w>.+)"
+    ),
 )
 
 
 # Every pattern above needs one of these words; most sentences have none, so check first.
-_TRIGGER: Final = re.compile(
+_TRIGGER: Final = lazy_compile(
     r"goal|objective|aim|mission|done|finished|through|completed|complete|shipped|merged|"
     r"wrapped|blocked|stuck|waiting|blocker|can't|todo|to-do|to do|action item|next step|"
     r"still|remaining|left to do|目标|目的|任务|完成|完了|搞定|弄好|修好|上线|合并|卡在|阻塞|"
@@ -88,7 +91,7 @@ class TaskPatch:
 
 
 # A label in front of a status line ("Progress: X is done") is not part of the value.
-_LABEL: Final = re.compile(r"^(?:progress|update|status|进展|进度|更新)\s*[:：]\s*", re.I)
+_LABEL: Final = lazy_compile(r"^(?:progress|update|status|进展|进度|更新)\s*[:：]\s*", re.I)
 
 
 def task_patch(sentence: str) -> TaskPatch | None:
@@ -114,7 +117,7 @@ def task_patch(sentence: str) -> TaskPatch | None:
     return None
 
 
-def _first_value(patterns: tuple[re.Pattern[str], ...], text: str) -> str | None:
+def _first_value(patterns: tuple[Regex, ...], text: str) -> str | None:
     for pattern in patterns:
         match = pattern.search(text)
         if match:

@@ -18,7 +18,6 @@ the newer source, then to the smaller id, so the same state always yields the sa
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -28,6 +27,7 @@ from lcm_core.retrieval.retriever import LexicalRetriever, Pool
 from lcm_core.store.models import Event, MemoryEvent, MemoryItem
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.block_words import ZH
+from lcm_core.text.lazy_regex import lazy_compile
 from lcm_core.text.query import QuerySignals, exact_hits
 from lcm_core.text.relevance import NORM_KINDS
 
@@ -54,7 +54,7 @@ SUPERSESSION_PENALTY: Final = 0.2
 EXACT_HITS_CAP: Final = 3
 HARD_LIMIT: Final = 100
 
-_SEQ_REF_RE: Final = re.compile(r"^seq:(\d+)$")
+_SEQ_REF_RE: Final = lazy_compile(r"^seq:(\d+)$")
 
 # Ranking features that `retrieval.ablate` (and `lcm bench retrieval --ablate`) can
 # switch off one at a time, so each is measured alone. Name -> what switching it off does.

@@ -15,15 +15,16 @@ from typing import Final
 from lcm_core.store.models import Event
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.block_words import EN, ZH
+from lcm_core.text.lazy_regex import lazy_compile
 from lcm_core.text.tokens import sha256_hex
 
 # The source kind our injected messages carry (and that capture stores with them).
 OWN_SOURCE_KIND: Final = "long-conversation-memory"
 # An item line of the memory section: `- [mem <id>] ...` at the start of a line. Notice
 # lines name superseded ids too, but after other words, so they do not match.
-_ITEM_LINE: Final = re.compile(r"^- \[mem (mem_[0-9a-f]{8}_[0-9a-f]{16})\]", re.MULTILINE)
+_ITEM_LINE: Final = lazy_compile(r"^- \[mem (mem_[0-9a-f]{8}_[0-9a-f]{16})\]", re.MULTILINE)
 # A quoted event of the evidence section: `- [ev seq:N] ...` at the start of a line.
-_EVIDENCE_LINE: Final = re.compile(r"^- \[ev seq:(\d{1,18})\]", re.MULTILINE)
+_EVIDENCE_LINE: Final = lazy_compile(r"^- \[ev seq:(\d{1,18})\]", re.MULTILINE)
 _WATCHED: Final = ("user/message", "compaction/start", "compaction/summary", "compaction/end")
 
 

@@ -12,21 +12,23 @@ import re
 from dataclasses import dataclass, field
 from typing import Final
 
+from lcm_core.text.lazy_regex import lazy_compile
+
 FrontValue = str | list[str] | dict[str, str]
 
-_KEY_RE: Final = re.compile(r"^([A-Za-z_][\w-]*)\s*:(?:\s+(.*)|\s*)$")
-_LIST_ITEM_RE: Final = re.compile(r"^-(?:\s+(.*)|\s*)$")
-_FENCE_RE: Final = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-_HEADING_RE: Final = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
-_BULLET_RE: Final = re.compile(
+_KEY_RE: Final = lazy_compile(r"^([A-Za-z_][\w-]*)\s*:(?:\s+(.*)|\s*)$")
+_LIST_ITEM_RE: Final = lazy_compile(r"^-(?:\s+(.*)|\s*)$")
+_FENCE_RE: Final = lazy_compile(r"^\s{0,3}(`{3,}|~{3,})")
+_HEADING_RE: Final = lazy_compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_BULLET_RE: Final = lazy_compile(
     r"^(\s*)([-*+]|\d{1,3}[.)]|\(\d{1,3}\)|（\d{1,3}）|[一二三四五六七八九十]{1,3}、)\s+(.*)$"
 )
-_TASK_BOX_RE: Final = re.compile(r"^\[[ xX]\]\s+")
-_RULE_LINE_RE: Final = re.compile(r"^\s{0,3}([-*_])(?:\s*\1){2,}\s*$")
-_EMPHASIS_RE: Final = re.compile(r"(\*\*|__)(.+?)\1")
-_SPACE_RE: Final = re.compile(r"\s+")
+_TASK_BOX_RE: Final = lazy_compile(r"^\[[ xX]\]\s+")
+_RULE_LINE_RE: Final = lazy_compile(r"^\s{0,3}([-*_])(?:\s*\1){2,}\s*$")
+_EMPHASIS_RE: Final = lazy_compile(r"(\*\*|__)(.+?)\1")
+_SPACE_RE: Final = lazy_compile(r"\s+")
 # A sentence ends at . ! ? followed by space, or at Chinese full stops and semicolons.
-_SENTENCE_END_RE: Final = re.compile(
+_SENTENCE_END_RE: Final = lazy_compile(
     r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)[.!?](?=\s)|[。！？；]"
 )
 
@@ -55,7 +57,7 @@ _IMPERATIVE_WORDS: Final = """
     deploy release publish notify warn flag convert translate measure count round
 """
 _IMPERATIVE_VERBS: Final = frozenset(_IMPERATIVE_WORDS.split())
-_MODAL_RE: Final = re.compile(
+_MODAL_RE: Final = lazy_compile(
     r"\b(must|should|shall|never|always|do not|don't|need to|needs to|have to|has to|"
     r"is required|are required|mustn't|shouldn't|may not|cannot|can't|is forbidden|"
     r"are forbidden|not allowed)\b",
@@ -67,7 +69,7 @@ _ZH_IMPERATIVE_WORDS2: Final = (
     "优先 只 仅 不得 严禁 勿 应 需要 记得 注意 参见 参考 查看 每次 提交 写 用"
 )
 _ZH_IMPERATIVE_START: Final = tuple((_ZH_IMPERATIVE_WORDS + _ZH_IMPERATIVE_WORDS2).split())
-_ZH_MODAL_RE: Final = re.compile(
+_ZH_MODAL_RE: Final = lazy_compile(
     r"必须|不得|禁止|不要|不能|务必|切勿|应当|应该|需要|严禁|不允许|只能|仅限|一律"
 )
 
@@ -139,7 +141,7 @@ def _unescape(text: str) -> str:
     return re.sub(r"\\(u[0-9a-fA-F]{4}|.)", swap, text)
 
 
-_FLOW_ITEM_RE: Final = re.compile(r"""\s*("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^,'"]*)\s*(,|$)""")
+_FLOW_ITEM_RE: Final = lazy_compile(r"""\s*("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^,'"]*)\s*(,|$)""")
 
 
 def _flow_list(raw: str, line: int) -> list[str]:

@@ -15,13 +15,14 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
 from lcm_core.store.models import RULE_CATEGORIES
+from lcm_core.text.lazy_regex import Regex, lazy_compile
 
 SCOPE_KINDS: Final = ("body", "quote", "path", "explanation")
 _KIND_CODE: Final = {kind: index for index, kind in enumerate(SCOPE_KINDS)}
 
 
-def _cues(*patterns: str) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(p, re.IGNORECASE) for p in patterns)
+def _cues(*patterns: str) -> tuple[Regex, ...]:
+    return tuple(lazy_compile(p, re.IGNORECASE) for p in patterns)
 
 
 # Each cue counts once; a category's score is its weight times the number of its cues hit
@@ -35,7 +36,7 @@ _WEIGHTS: Final = {
     "reference": 2.0,
     "constraint": 1.0,
 }
-_TEXT_CUES: Final[dict[str, tuple[re.Pattern[str], ...]]] = {
+_TEXT_CUES: Final[dict[str, tuple[Regex, ...]]] = {
     "safety": _cues(
         r"\b(secrets?|passwords?|credentials?|api[ _-]?keys?|private keys?|ssh keys?|access tokens?)\b",
         r"rm -rf|\bforce[- ]push|--force\b|\bgit reset --hard\b",
@@ -95,27 +96,27 @@ _TEXT_CUES: Final[dict[str, tuple[re.Pattern[str], ...]]] = {
     ),
 }
 # A heading names the kind of rules beneath it.
-_HEADING_CUES: Final[dict[str, re.Pattern[str]]] = {
-    "safety": re.compile(r"safety|security|danger|warning|guardrail|安全|危险|风险|警告", re.I),
-    "current_state": re.compile(
+_HEADING_CUES: Final[dict[str, Regex]] = {
+    "safety": lazy_compile(r"safety|security|danger|warning|guardrail|安全|危险|风险|警告", re.I),
+    "current_state": lazy_compile(
         r"current|status|state of|right now|现状|当前|目前|近况|最新", re.I
     ),
-    "style": re.compile(r"style|format|tone|writing|voice|风格|格式|语气|写作|排版", re.I),
-    "reference": re.compile(
+    "style": lazy_compile(r"style|format|tone|writing|voice|风格|格式|语气|写作|排版", re.I),
+    "reference": lazy_compile(
         r"reference|resources|see also|links|further reading|appendix|参考|资料|链接|附录|相关文档",
         re.I,
     ),
-    "workflow": re.compile(
+    "workflow": lazy_compile(
         r"workflow|steps|process|procedure|how to|usage|instructions|checklist|工作流|步骤|流程|用法|使用方法|操作",
         re.I,
     ),
-    "constraint": re.compile(
+    "constraint": lazy_compile(
         r"constraints?|rules|requirements|limits|do'?s and don'?ts|must|约束|规则|要求|限制|禁止",
         re.I,
     ),
 }
 # A prohibition names something not to do; the action verbs in it are not steps to take.
-_PROHIBITION_RE: Final = re.compile(
+_PROHIBITION_RE: Final = lazy_compile(
     r"\b(never|do not|don't|must not|mustn't|should not|shouldn't|may not)\b|不要|禁止|不得|切勿|严禁|不允许",
     re.IGNORECASE,
 )
@@ -156,15 +157,15 @@ def classify(text: str, heading: str = "", ordered: bool = False, imperative: bo
 
 # --- paths, tools, scope of a rule ----------------------------------------------------
 
-_CODE_SPAN_RE: Final = re.compile(r"`([^`\n]+)`")
-_URL_RE: Final = re.compile(r"https?://[^\s)\]>\"'`，。；]+")
+_CODE_SPAN_RE: Final = lazy_compile(r"`([^`\n]+)`")
+_URL_RE: Final = lazy_compile(r"https?://[^\s)\]>\"'`，。；]+")
 _EXTENSION_WORDS: Final = (
     "py md txt json yaml yml toml ini cfg sh bash zsh js mjs cjs ts tsx jsx css html sql csv "
     "tsv xml lock log rs go java kt c h cc cpp hpp rb php swift env conf pdf png jpg svg ipynb "
     "parquet sqlite db zst gz zip"
 )
 _EXTENSIONS: Final = frozenset(_EXTENSION_WORDS.split())
-_PATH_TOKEN_RE: Final = re.compile(
+_PATH_TOKEN_RE: Final = lazy_compile(
     r"(?<![\w/.@:-])(?:~|\.{1,2})?/?[\w.*?\[\]{}@+-]+(?:/[\w.*?\[\]{}@+-]*)*"
 )
 # Tool names of DSH and Claude-Code-style hosts, recognised when written in backticks.
@@ -173,7 +174,7 @@ _TOOL_WORDS: Final = (
     "todowrite read_file write_file edit_file apply_patch run_command"
 )
 _TOOL_NAMES: Final = frozenset(_TOOL_WORDS.split())
-_TOOL_PHRASE_RE: Final = re.compile(
+_TOOL_PHRASE_RE: Final = lazy_compile(
     r"`([A-Za-z][\w.-]*)`\s*(?:tool|工具)|(?:tool|工具)\s*`([A-Za-z][\w.-]*)`|"
     r"\b([A-Z][A-Za-z]+|[a-z]+_[a-z_]+)\s+tool\b|\b(mcp__[\w-]+__[\w-]+)\b"
 )
@@ -255,9 +256,9 @@ _PART_WORDS: Final = {
 _ZH_EXEMPT: Final = r"(?:除外|例外|不算|不受此限|可以保留|不在此列|不计)"
 
 
-def _exemption_re(part: str) -> re.Pattern[str]:
+def _exemption_re(part: str) -> Regex:
     en, zh = _PART_WORDS[part]
-    return re.compile(
+    return lazy_compile(
         rf"{_EXEMPT_EN}\b[^.;。；]{{0,40}}\b(?:{en})\b"
         rf"|\b(?:{en})\b[^.;。；]{{0,30}}\b{_EXEMPT_OK_EN}"
         rf"|(?:{zh})[^。；.;]{{0,12}}{_ZH_EXEMPT}"
@@ -313,11 +314,11 @@ def scope_note(scope: dict[str, Any]) -> str:
 
 # --- which part of an answer each character belongs to --------------------------------
 
-_FENCE_BLOCK_RE: Final = re.compile(r"^\s{0,3}(```|~~~).*?(?:^\s{0,3}\1[^\n]*$|\Z)", re.M | re.S)
-_BLOCKQUOTE_RE: Final = re.compile(r"^\s{0,3}>.*$", re.M)
-_QUOTED_RE: Final = re.compile(r'"[^"\n]*"|“[^”\n]*”|「[^」\n]*」|『[^』\n]*』|《[^》\n]*》')
-_PAREN_RE: Final = re.compile(r"\([^()\n]*\)|（[^（）\n]*）")
-_NOTE_LINE_RE: Final = re.compile(
+_FENCE_BLOCK_RE: Final = lazy_compile(r"^\s{0,3}(```|~~~).*?(?:^\s{0,3}\1[^\n]*$|\Z)", re.M | re.S)
+_BLOCKQUOTE_RE: Final = lazy_compile(r"^\s{0,3}>.*$", re.M)
+_QUOTED_RE: Final = lazy_compile(r'"[^"\n]*"|“[^”\n]*”|「[^」\n]*」|『[^』\n]*』|《[^》\n]*》')
+_PAREN_RE: Final = lazy_compile(r"\([^()\n]*\)|（[^（）\n]*）")
+_NOTE_LINE_RE: Final = lazy_compile(
     r"^\s*(?:note|explanation|why)\s*:.*$|^\s*(?:注|说明|解释)[:：].*$", re.M | re.I
 )
 

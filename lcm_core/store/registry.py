@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib.metadata import entry_points
+from functools import partial
 from pathlib import Path
 from typing import Any, Final
 
@@ -59,9 +61,66 @@ def store_url(scheme: str, location: str | Path) -> str:
     return f"{scheme}://{os.path.abspath(Path(location).expanduser())}"
 
 
+def entry_points(group: str) -> dict[str, str]:
+    """An entry-point group of the installed distributions: name -> `module:attribute`.
+
+    Reads each `*.dist-info/entry_points.txt` on sys.path itself: importing and scanning with
+    importlib.metadata cost ~30 ms, a seventh of a Claude Code hook's whole run. As there, the
+    first distribution of a name on sys.path wins; within a group, the first entry of a name.
+    """
+    found: dict[str, str] = {}
+    seen: set[str] = set()
+    for folder in sys.path:
+        try:
+            names = sorted(os.listdir(folder or "."))
+        except OSError:
+            continue
+        for name in names:
+            if not name.endswith((".dist-info", ".egg-info")):
+                continue
+            distribution = name.partition("-")[0].partition(".")[0].lower().replace("_", "-")
+            if distribution in seen:
+                continue
+            seen.add(distribution)
+            try:
+                text = Path(folder or ".", name, "entry_points.txt").read_text("utf-8")
+            except OSError:
+                continue
+            for entry, target in _group_lines(text, group):
+                found.setdefault(entry, target)
+    return found
+
+
+def _group_lines(text: str, group: str) -> list[tuple[str, str]]:
+    """The `name = target` lines of one `[group]` section of an entry_points.txt."""
+    lines: list[tuple[str, str]] = []
+    inside = False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("["):
+            inside = line == f"[{group}]"
+        elif inside and "=" in line and not line.startswith(("#", ";")):
+            name, _, target = line.partition("=")
+            lines.append((name.strip(), target.strip()))
+    return lines
+
+
+def load_entry_point(target: str) -> Any:
+    """Import what `module:attribute.path [extra]` names."""
+    module, _, attribute = target.partition("[")[0].strip().partition(":")
+    loaded: Any = importlib.import_module(module.strip())
+    for part in attribute.strip().split("."):
+        if part:
+            loaded = getattr(loaded, part)
+    return loaded
+
+
 def available_backends() -> dict[str, Callable[..., Any]]:
     """The installed backends by scheme."""
-    return {ep.name: ep.load for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    return {
+        name: partial(load_entry_point, target)
+        for name, target in entry_points(ENTRY_POINT_GROUP).items()
+    }
 
 
 def open_store(url: str) -> MemoryStore:
@@ -95,9 +154,9 @@ def open_store(url: str) -> MemoryStore:
 def reference_rankers() -> dict[str, Callable[[], Any]]:
     """Installed frozen reference rankings for the retrieval bench, by name, ready to build."""
     found: dict[str, Callable[[], Any]] = {}
-    for ep in sorted(entry_points(group=REFERENCE_GROUP), key=lambda e: e.name):
+    for name, target in sorted(entry_points(REFERENCE_GROUP).items()):
         try:
-            found[ep.name] = ep.load()
+            found[name] = load_entry_point(target)
         except ImportError:
             continue  # its backend's extra is not installed: the bench runs without it
     return found

@@ -8,15 +8,15 @@ text gets the English one. Quoted content always keeps its own language.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
+from lcm_core.text.lazy_regex import lazy_compile
 from lcm_core.text.tokens import CJK_RE
 
 LANGUAGES: Final = ("auto", "zh", "en")
-_LATIN_WORD_RE: Final = re.compile(r"[A-Za-z]{2,}")
+_LATIN_WORD_RE: Final = lazy_compile(r"[A-Za-z]{2,}")
 # A Chinese character carries about as much as a short Latin word; below one CJK
 # character per this many Latin words the user is writing English (a name or a quoted
 # term in Chinese does not turn an English session Chinese).

@@ -11,18 +11,19 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from lcm_core.text.lazy_regex import lazy_compile
 from lcm_core.text.tokens import CJK_CLASS
 
 MAX_CONDITIONS: Final = 16  # per sentence; more is a pasted text, not a stated limit
 # English markers that open a clause lasting to the next boundary.
-_EN_CLAUSE: Final = re.compile(
+_EN_CLAUSE: Final = lazy_compile(
     r"\b(?:(?:only|even|except) )?(?:when(?:ever)?|if|unless|while|during|until|once|"
     r"as long as|provided(?: that)?|excluding|including|not including|measured|"
     r"only (?:on|in|for|during|after|before)|after|before)\b[^,;:.!?\n，。；：！？()（）]*",
     re.IGNORECASE,
 )
 # English qualifiers that are complete on their own.
-_EN_FIXED: Final = re.compile(
+_EN_FIXED: Final = lazy_compile(
     r"\b(?:at peak(?: \w+)?|under (?:heavy |peak |normal |high )?load|in prod(?:uction)?|"
     r"under the [\w\- ]{1,30}?(?:load test|stress test|benchmark|test)|at steady state|at idle|"
     r"on (?:warm|cold|busy|quiet|peak|normal) days|"
@@ -33,7 +34,7 @@ _EN_FIXED: Final = re.compile(
     re.IGNORECASE,
 )
 # Verbs after which "if" asks a question rather than stating a condition.
-_IF_QUESTION_VERBS: Final = re.compile(
+_IF_QUESTION_VERBS: Final = lazy_compile(
     r"\b(?:check|see|know|ask|wonder|verify|tell me|sure|unsure|decide|whether)\s*$", re.I
 )
 _PER_STOP_TEXT: Final = (
@@ -42,23 +43,23 @@ _PER_STOP_TEXT: Final = (
 _PER_STOP: Final = frozenset(_PER_STOP_TEXT.split())
 
 # Chinese: "在/当 … 时/情况下/期间", "如果 …", "X 的时候", inclusion terms, fixed qualifiers.
-_ZH_AT: Final = re.compile(
+_ZH_AT: Final = lazy_compile(
     r"(?:在|当)[^，。；,;！？：:\n（）()]{1,24}?"
     r"(?:的时候|的情况下|情况下|条件下|期间|时候|时|之前|之后|以前|以后|环境下|环境中|中|下)"
 )
-_ZH_IF: Final = re.compile(r"(?:如果|假如|要是|只要|除非|一旦|若)[^，。；,;！？\n（）()]{1,30}")
-_ZH_TAIL: Final = re.compile(r"(?:的时候|的情况下|情况下|期间|之前|之后|以前|以后)")
-_ZH_INCLUDE: Final = re.compile(
+_ZH_IF: Final = lazy_compile(r"(?:如果|假如|要是|只要|除非|一旦|若)[^，。；,;！？\n（）()]{1,30}")
+_ZH_TAIL: Final = lazy_compile(r"(?:的时候|的情况下|情况下|期间|之前|之后|以前|以后)")
+_ZH_INCLUDE: Final = lazy_compile(
     r"(?:不含|不包含|不包括|包含|包括|除去|扣除|含)[^，。；,;！？：:\n（）()]{1,12}"
 )
-_ZH_FIXED: Final = re.compile(
+_ZH_FIXED: Final = lazy_compile(
     r"税前|税后|高峰期|峰值时|大促期间|夜间|白天|工作日|周末|节假日|弱网|冷启动|"
     r"压缩前|压缩后|生产环境|测试环境|线上环境|按[^，。；,;！？\n]{1,12}?(?:统计|计算|算)|"
     r"(?:发布|上线|部署|提交|合并|发版|打包|构建|测试|重启|迁移|升级|回滚|删除)(?:之)?[前后]|"
     rf"每(?:秒|分钟|小时|天|日|周|月|年|人|次|个(?:[A-Za-z]+|[{CJK_CLASS}]{{1,2}}))"
 )
-_PAREN: Final = re.compile(r"[（(]([^（）()\n]{1,40})[）)]")
-_CODEISH: Final = re.compile(r"[=<>{}\[\]`]|--|\w\(|^\s*[\d:.\-\s~到至]*$")
+_PAREN: Final = lazy_compile(r"[（(]([^（）()\n]{1,40})[）)]")
+_CODEISH: Final = lazy_compile(r"[=<>{}\[\]`]|--|\w\(|^\s*[\d:.\-\s~到至]*$")
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from lcm_core.text.conditions import Condition, find_conditions
+from lcm_core.text.lazy_regex import Regex, lazy_compile
 from lcm_core.text.numbers_role import (
     identifier_after,
     identifier_before,
@@ -46,67 +47,67 @@ _ZH_UNITS: Final = {"十": 10, "百": 100, "千": 1000}
 _ZH_BIG: Final = {"万": 10_000, "亿": 100_000_000}
 _ZH_NUM_CHARS: Final = "零〇一二两三四五六七八九十百千万亿"
 
-_NUMBER_RE: Final = re.compile(
+_NUMBER_RE: Final = lazy_compile(
     r"(?P<ar>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)|(?P<zh>[" + _ZH_NUM_CHARS + r"]+)"
 )
 # Spans that hold digits but no quantity.
 _NOT_QUANTITY: Final = (
-    re.compile(r"```.*?(?:```|$)", re.S),
-    re.compile(r"`[^`\n]*`"),
-    re.compile(r"https?://\S+"),
-    re.compile(r"\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?\S*)?"),
-    re.compile(r"\d{4}年(?:\d{1,2}月(?:\d{1,2}[日号])?)?|\d{1,2}月\d{1,2}[日号]"),
-    re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?\b"),
-    re.compile(r"\d{1,2}[点時时](?:\d{1,2}分)?(?:[到至\-~]\d{1,2}[点时])?"),
-    re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b"),
-    re.compile(r"\bv?\d+(?:\.\d+){2,}\b"),
+    lazy_compile(r"```.*?(?:```|$)", re.S),
+    lazy_compile(r"`[^`\n]*`"),
+    lazy_compile(r"https?://\S+"),
+    lazy_compile(r"\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?\S*)?"),
+    lazy_compile(r"\d{4}年(?:\d{1,2}月(?:\d{1,2}[日号])?)?|\d{1,2}月\d{1,2}[日号]"),
+    lazy_compile(r"\b\d{1,2}:\d{2}(?::\d{2})?\b"),
+    lazy_compile(r"\d{1,2}[点時时](?:\d{1,2}分)?(?:[到至\-~]\d{1,2}[点时])?"),
+    lazy_compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b"),
+    lazy_compile(r"\bv?\d+(?:\.\d+){2,}\b"),
     # Not \b: between a Han character and a Latin letter there is no word boundary. The
     # lookahead first lets every position that is no letter fail before the long alternation.
-    re.compile(
+    lazy_compile(
         r"(?:(?=[A-Za-z])(?<![A-Za-z0-9_])(?:" + VERSIONED_NAMES + r")|版本)[ \-]?v?\d+(?:\.\d+)*",
         re.I,
     ),
-    re.compile(
+    lazy_compile(
         r"(?:版本|version|升级到|降级到|upgrade to|bump(?:ed)? to)[^,;，。；\d]{0,8}\d+(?:\.\d+)+",
         re.I,
     ),
-    re.compile(r"[#@]\d+"),
+    lazy_compile(r"[#@]\d+"),
 )
-_LEFT_BLOCK: Final = re.compile(r"[A-Za-z0-9_./\\#@\-]$")
-_ALLOWED_LEFT_DASH: Final = re.compile(r"(?:^|[\s(（:：=])-$")
-_NEGATED: Final = re.compile(
+_LEFT_BLOCK: Final = lazy_compile(r"[A-Za-z0-9_./\\#@\-]$")
+_ALLOWED_LEFT_DASH: Final = lazy_compile(r"(?:^|[\s(（:：=])-$")
+_NEGATED: Final = lazy_compile(
     r"(?:\bnot|\binstead of|\brather than|而不是|而非|不是)\s*(?:the\s+)?(?:port\s*|端口\s*)?$",
     re.I,
 )
-_PORT_PREFIX: Final = re.compile(
+_PORT_PREFIX: Final = lazy_compile(
     r"(?:\bport|端口号?)(?:\s*(?:is|to|=|:|number|no\.?))?\s*"
     r"(?:改为|改成|设为|设成|设置为|用|是|为|:|：)?\s*$",
     re.I,
 )
-_RANGE_AFTER: Final = re.compile(r"\s*(?:-|–|~|〜|到|至)\s*(?=\d)")
-_BETWEEN_AFTER: Final = re.compile(r"\s*(?:and|&)\s*(?=\d)", re.I)
-_MULTIPLIER: Final = re.compile(
+_RANGE_AFTER: Final = lazy_compile(r"\s*(?:-|–|~|〜|到|至)\s*(?=\d)")
+_BETWEEN_AFTER: Final = lazy_compile(r"\s*(?:and|&)\s*(?=\d)", re.I)
+_MULTIPLIER: Final = lazy_compile(
     r"(?:\s?(?:thousand|million|billion)\b|[kK](?![A-Za-z])|万|千|亿|M(?![A-Za-z]))"
 )
 _MULTIPLIER_VALUES: Final = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
 _MULTIPLIER_VALUES.update(
     {"k": 1_000, "万": 10_000, "千": 1_000, "亿": 100_000_000, "m": 1_000_000}
 )
-_WORD: Final = re.compile(r"[A-Za-z][A-Za-z\-]*")
+_WORD: Final = lazy_compile(r"[A-Za-z][A-Za-z\-]*")
 _NO_END: Final = 1 << 62
 _TAIL: Final = 60  # characters before a number that cues (comparator, "not", "port") may use
 # Anything that could be a number: text without one skips every other pattern.
-_MAYBE_NUMBER: Final = re.compile("[0-9０-９" + _ZH_NUM_CHARS + "]")
+_MAYBE_NUMBER: Final = lazy_compile("[0-9０-９" + _ZH_NUM_CHARS + "]")
 
 
-def _alternation(raws: list[str], flags: int = 0) -> re.Pattern[str]:
+def _alternation(raws: list[str], flags: int = 0) -> Regex:
     """One regex for a longest-first list of spellings; a spelling ending in a Latin letter
     must not run into another letter ("ms" is no unit in "msgs")."""
     parts = [
         re.escape(raw) + ("(?![A-Za-z])" if raw[-1].isascii() and raw[-1].isalpha() else "")
         for raw in raws
     ]
-    return re.compile("(?:" + "|".join(parts) + ")", flags)
+    return lazy_compile("(?:" + "|".join(parts) + ")", flags)
 
 
 _ATTACHED_RE: Final = _alternation([raw for raw, _ in ATTACHED_UNITS])
@@ -115,10 +116,10 @@ _SPACED_RE: Final = _alternation([raw for raw, _ in SPACED_UNITS], re.IGNORECASE
 _SPACED_MAP: Final = {raw.casefold(): canonical for raw, canonical in SPACED_UNITS}
 _MEASURE_RE: Final = _alternation(list(MEASURE_WORDS))
 # One search says whether any comparator cue is there; the ordered list then says which.
-_ANY_BEFORE: Final = re.compile(
+_ANY_BEFORE: Final = lazy_compile(
     "|".join(p.pattern for p, _ in (*EN_COMPARATORS, *ZH_COMPARATORS)), re.IGNORECASE
 )
-_ANY_AFTER: Final = re.compile(
+_ANY_AFTER: Final = lazy_compile(
     "|".join(p.pattern for p, _ in (*EN_SUFFIX_COMPARATORS, *ZH_SUFFIX_COMPARATORS)),
     re.IGNORECASE,
 )

@@ -14,6 +14,7 @@ import re
 from typing import Any, Final
 
 from lcm_core.store.models import MemoryItem
+from lcm_core.text.lazy_regex import lazy_compile
 from lcm_core.text.numbers_vocab import ATTACHED_UNITS, CURRENCY_PREFIX, SPACED_UNITS
 
 IDENTIFIER_UNITS: Final = frozenset({"port"})
@@ -42,15 +43,15 @@ _PORT_VERBS: Final = (
     "bound to",
     "exposed on",
 )
-_HOST_PORT: Final = re.compile(r"[A-Za-z][\w.-]*:$")
-_LAST_WORD: Final = re.compile(r"([A-Za-z]+)\.?$")
-_PORT_AFTER: Final = re.compile(r"\s*(?:端口|port\b)", re.IGNORECASE)
+_HOST_PORT: Final = lazy_compile(r"[A-Za-z][\w.-]*:$")
+_LAST_WORD: Final = lazy_compile(r"([A-Za-z]+)\.?$")
+_PORT_AFTER: Final = lazy_compile(r"\s*(?:端口|port\b)", re.IGNORECASE)
 # A capitalised, hyphenated or digit-bearing name right before a decimal: a version.
-_NAME_BEFORE: Final = re.compile(
+_NAME_BEFORE: Final = lazy_compile(
     r"(?<![\w-])(?:[A-Z][\w.+-]*|[a-z][a-z0-9]*-[\w-]+|[A-Za-z]+\d[\w]*)\s?$"
 )
-_VERSION_AFTER: Final = re.compile(r"\s*(?:版本?|version\b|号(?!码)|期|届|年度)")
-_YEAR: Final = re.compile(r"(?:19|20)\d\d")
+_VERSION_AFTER: Final = lazy_compile(r"\s*(?:版本?|version\b|号(?!码)|期|届|年度)")
+_YEAR: Final = lazy_compile(r"(?:19|20)\d\d")
 
 
 def identifier_before(before: str) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from lcm_core.text.lazy_regex import lazy_compile
 from lcm_core.text.tokens import CJK_CLASS
 
 
@@ -211,7 +212,7 @@ VERSIONED_NAMES: Final = (
 _END = r"\s*$"
 # Cues right before a number (a few filler characters allowed in Chinese), checked in order.
 EN_COMPARATORS: Final = tuple(
-    (re.compile(pattern + _END, re.IGNORECASE), comparator)
+    (lazy_compile(pattern + _END, re.IGNORECASE), comparator)
     for pattern, comparator in (
         (
             r"\b(?:no more than|not more than|no greater than|not greater than|no higher than|"
@@ -244,7 +245,7 @@ EN_COMPARATORS: Final = tuple(
 )
 _GAP = rf"[{CJK_CLASS}]{{0,3}}"
 ZH_COMPARATORS: Final = tuple(
-    (re.compile("(?:" + pattern + ")" + _GAP + _END), comparator)
+    (lazy_compile("(?:" + pattern + ")" + _GAP + _END), comparator)
     for pattern, comparator in (
         (
             "不超过|不能超过|不可以超过|不可超过|不得超过|不要超过|不应超过|不允许超过|"
@@ -261,14 +262,16 @@ ZH_COMPARATORS: Final = tuple(
 # Cues right after a number and its unit.
 EN_SUFFIX_COMPARATORS: Final = (
     (
-        re.compile(r"\s*(?:or less|or fewer|or below|or under|at most|max(?:imum)?|tops)\b", re.I),
+        lazy_compile(
+            r"\s*(?:or less|or fewer|or below|or under|at most|max(?:imum)?|tops)\b", re.I
+        ),
         "<=",
     ),
-    (re.compile(r"\s*(?:or more|or above|or greater|at least|minimum)\b|\+", re.I), ">="),
-    (re.compile(r"\s*(?:or so\b|-?ish\b)", re.I), "~"),
+    (lazy_compile(r"\s*(?:or more|or above|or greater|at least|minimum)\b|\+", re.I), ">="),
+    (lazy_compile(r"\s*(?:or so\b|-?ish\b)", re.I), "~"),
 )
 ZH_SUFFIX_COMPARATORS: Final = (
-    (re.compile(r"\s*(?:以内|之内|以下|封顶|内)"), "<="),
-    (re.compile(r"\s*以上"), ">="),
-    (re.compile(r"\s*(?:左右|上下|前后)"), "~"),
+    (lazy_compile(r"\s*(?:以内|之内|以下|封顶|内)"), "<="),
+    (lazy_compile(r"\s*以上"), ">="),
+    (lazy_compile(r"\s*(?:左右|上下|前后)"), "~"),
 )

@@ -12,12 +12,12 @@ from what is sent to the store; it still counts nowhere else.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
 from lcm_core.text.languages import en, zh
+from lcm_core.text.lazy_regex import lazy_compile
 from lcm_core.text.tokens import MAX_QUERY_TOKENS, normalize_text, tokenize
 
 # Cap on terms sent to the store in one search: every extra OR branch costs a posting
@@ -30,26 +30,26 @@ _CJK_PARTICLES: Final = zh.PARTICLES
 _CJK_FUNCTION_CHARS: Final = zh.FUNCTION_CHARS
 
 # A digit run glued to a word or after `word-` belongs to an id (w123, PROJ-7), not a number.
-_NUMBER_RE: Final = re.compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z0-9]-)\d+(?:[.,]\d+)*")
+_NUMBER_RE: Final = lazy_compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z0-9]-)\d+(?:[.,]\d+)*")
 # Identifier-like words: letters and digits joined by `_ . -`, kept with their case.
-_WORD_RE: Final = re.compile(r"[A-Za-z0-9]+(?:[_.\-][A-Za-z0-9]+)*")
-_CAMEL_RE: Final = re.compile(r"[a-z][A-Z]")
+_WORD_RE: Final = lazy_compile(r"[A-Za-z0-9]+(?:[_.\-][A-Za-z0-9]+)*")
+_CAMEL_RE: Final = lazy_compile(r"[a-z][A-Z]")
 _PATH_RES: Final = (
     # Absolute, home-relative or dot-relative POSIX paths: /etc/hosts, ~/x, ./a/b
-    re.compile(r"(?<![\w/])(?:~|\.{1,2})?/[\w.\-@+]+(?:/[\w.\-@+]+)*/?"),
+    lazy_compile(r"(?<![\w/])(?:~|\.{1,2})?/[\w.\-@+]+(?:/[\w.\-@+]+)*/?"),
     # Windows drive paths: C:\Users\me\file.txt
-    re.compile(r"\b[A-Za-z]:\\[\w.\-\\]*[\w.\-]"),
+    lazy_compile(r"\b[A-Za-z]:\\[\w.\-\\]*[\w.\-]"),
     # Relative paths with a folder and a file extension: src/app/main.py
-    re.compile(r"(?<![\w/])[\w.\-]+(?:/[\w.\-]+)*/[\w\-]+\.[A-Za-z0-9]{1,8}\b"),
+    lazy_compile(r"(?<![\w/])[\w.\-]+(?:/[\w.\-]+)*/[\w\-]+\.[A-Za-z0-9]{1,8}\b"),
 )
 _PHRASE_RES: Final = (
-    re.compile(r'"([^"\n]{2,200})"'),
-    re.compile(r"“([^”\n]{2,200})”"),
-    re.compile(r"「([^」\n]{1,200})」"),
-    re.compile(r"『([^』\n]{1,200})』"),
-    re.compile(r"`([^`\n]{2,200})`"),
+    lazy_compile(r'"([^"\n]{2,200})"'),
+    lazy_compile(r"“([^”\n]{2,200})”"),
+    lazy_compile(r"「([^」\n]{1,200})」"),
+    lazy_compile(r"『([^』\n]{1,200})』"),
+    lazy_compile(r"`([^`\n]{2,200})`"),
     # Single quotes only when they cannot be apostrophes: not touching a letter outside.
-    re.compile(r"(?<![A-Za-z0-9])'([^'\n]{2,200})'(?![A-Za-z0-9])"),
+    lazy_compile(r"(?<![A-Za-z0-9])'([^'\n]{2,200})'(?![A-Za-z0-9])"),
 )
 _PATH_TRAILERS: Final = ".,;:!?)]}'\""
 

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from lcm_core.text.lazy_regex import Regex, lazy_compile
+
 MARKER_PREFIX: Final = "[REDACTED:"
 
 
@@ -28,12 +30,12 @@ class SecretPattern:
     """One secret shape; `group` is the part replaced (0 = the whole match)."""
 
     kind: str
-    regex: re.Pattern[str]
+    regex: Regex
     group: int = 0
 
 
 def _p(kind: str, pattern: str, group: int = 0, flags: int = 0) -> SecretPattern:
-    return SecretPattern(kind, re.compile(pattern, flags), group)
+    return SecretPattern(kind, lazy_compile(pattern, flags), group)
 
 
 # Characters that may not touch a token on the left or right, so that a prefix such as

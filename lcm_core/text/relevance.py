@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,9 +28,10 @@ import snowballstemmer  # type: ignore[import-untyped]
 
 from lcm_core.text.languages import en, zh
 from lcm_core.text.languages.bridge import translations
+from lcm_core.text.lazy_regex import lazy_compile
 from lcm_core.text.tokens import CJK_RUN_RE, normalize_text
 
-_WORD_RE: Final = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
+_WORD_RE: Final = lazy_compile(r"[^\W_]+(?:'[^\W_]+)*")
 _STEMMER: Final = snowballstemmer.stemmer("english")
 # Okapi BM25's usual constants.
 K1: Final = 1.2

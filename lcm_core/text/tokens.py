@@ -11,17 +11,18 @@ from collections.abc import Sequence
 from typing import Final
 
 from lcm_core.store.models import MAX_EVENT_TEXT
+from lcm_core.text.lazy_regex import Regex, lazy_compile
 
 # Han (incl. extension A and compatibility), kana and Hangul: scripts written without
 # spaces, which we index as character bigrams.
 CJK_CLASS: Final = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
-CJK_RE: Final = re.compile(f"[{CJK_CLASS}]")
-CJK_RUN_RE: Final = re.compile(f"[{CJK_CLASS}]+")
-_LATIN_WORD_RE: Final = re.compile(r"[^\W_]+(?:[_\-.'][^\W_]+)*")
-_SURROGATE_RE: Final = re.compile("[\ud800-\udfff]")
+CJK_RE: Final = lazy_compile(f"[{CJK_CLASS}]")
+CJK_RUN_RE: Final = lazy_compile(f"[{CJK_CLASS}]+")
+_LATIN_WORD_RE: Final = lazy_compile(r"[^\W_]+(?:[_\-.'][^\W_]+)*")
+_SURROGATE_RE: Final = lazy_compile("[\ud800-\udfff]")
 # Control characters other than tab and newline carry no meaning in stored text.
-_CONTROL_RE: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_SPACE_RE: Final = re.compile(r"\s+")
+_CONTROL_RE: Final = lazy_compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_SPACE_RE: Final = lazy_compile(r"\s+")
 
 MAX_QUERY_TOKENS: Final = 160
 
@@ -105,7 +106,7 @@ def scrub_surrogates(text: str) -> str:
 
 
 @functools.lru_cache(maxsize=512)
-def _glob_regex(pattern: str) -> re.Pattern[str]:
+def _glob_regex(pattern: str) -> Regex:
     """Compile a path glob: `**` spans folders, `*` and `?` stay inside one, `[...]` is a class."""
     out: list[str] = []
     i, n = 0, len(pattern)
@@ -131,7 +132,7 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
         else:
             out.append(re.escape(char))
         i += 1
-    return re.compile("".join(out) + r"\Z", re.DOTALL)
+    return lazy_compile("".join(out) + r"\Z", re.DOTALL)
 
 
 def glob_match(pattern: str, path: str) -> bool:

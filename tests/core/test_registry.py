@@ -77,3 +77,44 @@ def test_missing_postgres_extra_gets_an_install_hint(monkeypatch: pytest.MonkeyP
             StoreUnavailableError, match=r"pip install 'long-conversation-memory\[postgres\]'"
         ):
             open_store(url)
+
+
+def test_a_third_party_backend_is_found_through_its_distribution(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A backend another package installs (its dist-info names an `lcm.stores` entry) opens
+    from its URL scheme, with no change to lcm."""
+    package = tmp_path / "lcm_store_memo"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        "from lcm_core.testing.memory_store import InMemoryStore\n"
+        "def open_memo(location):\n    return InMemoryStore()\n",
+        encoding="utf-8",
+    )
+    info = tmp_path / "lcm_store_memo-1.0.dist-info"
+    info.mkdir()
+    (info / "entry_points.txt").write_text(
+        "[console_scripts]\nmemo = lcm_store_memo:main\n\n"
+        "[lcm.stores]\nmemo = lcm_store_memo:open_memo\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import lcm_core.store.registry as registry
+
+    assert registry.entry_points("lcm.stores")["memo"] == "lcm_store_memo:open_memo"
+    store = open_store("memo:///anything")
+    try:
+        assert type(store).__name__ == "InMemoryStore"
+    finally:
+        store.close()
+
+
+def test_the_entry_point_reader_agrees_with_importlib_metadata() -> None:
+    """The registry's own reader finds the same backends and references as the standard one."""
+    from importlib.metadata import entry_points as standard
+
+    import lcm_core.store.registry as registry
+
+    for group in (registry.ENTRY_POINT_GROUP, registry.REFERENCE_GROUP):
+        expected = {ep.name: ep.value for ep in standard(group=group)}
+        assert registry.entry_points(group) == expected
