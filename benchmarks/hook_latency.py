@@ -10,6 +10,14 @@ times the floor (`python -c pass`, the interpreter's own start-up), then every v
 once, each a fresh process fed the same hook payload on stdin. The table shows p50 and
 p90 over the rounds and each variant's p50 over the floor's.
 
+An editable install puts a finder on `sys.meta_path` that maps `lcm_core` to the checkout
+whatever PYTHONPATH says, so a variant run plainly would time the working tree again. Each
+variant therefore runs with `python -S` (no site processing, so no finder) and PYTHONPATH set
+to its tree then site-packages, beside a floor of `python -S -c pass`; the row `installed`
+is the command as a user runs it (the installed `lcm`, with site), beside `python -c pass`.
+Every process starts in the temporary folder: `python -c` puts its working folder first on
+sys.path, and from the checkout that would shadow every variant again.
+
     git archive 1e5a1a9 | tar -x -C /tmp/lcm_before
     python benchmarks/hook_latency.py --variant before=/tmp/lcm_before --runs 21
 """
@@ -19,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import site
 import statistics
 import subprocess
 import sys
@@ -39,19 +48,25 @@ PAYLOAD = json.dumps(
 ENTRY = "from lcm_adapter.cli.main import main; main()"
 
 
-def _env(tree: Path) -> dict[str, str]:
+def _env(tree: Path | None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LCM_", "DSH_"))}
-    env["PYTHONPATH"] = str(tree)
+    env.pop("PYTHONPATH", None)
+    if tree is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(tree), *site.getsitepackages()])
     return env
 
 
-def _lcm(tree: Path, *args: str, stdin: bytes = b"") -> float:
-    """Seconds one `lcm` process took, start to exit; fails loudly on a non-zero exit."""
+def _lcm(tree: Path | None, *args: str, stdin: bytes = b"") -> float:
+    """Seconds one `lcm` process took, start to exit; fails loudly on a non-zero exit.
+
+    `tree=None` is the installed command as a user runs it; a tree runs without site."""
     start = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-c", ENTRY, *args],
+        [sys.executable, *(() if tree is None else ("-S",)), "-c", ENTRY, *args],
         input=stdin,
         env=_env(tree),
+        # Not from the checkout: `python -c` puts the working folder first on sys.path.
+        cwd=tempfile.gettempdir(),
         capture_output=True,
         check=False,
     )
@@ -61,9 +76,9 @@ def _lcm(tree: Path, *args: str, stdin: bytes = b"") -> float:
     return elapsed
 
 
-def _floor() -> float:
+def _floor(*flags: str) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "pass"], check=True)
+    subprocess.run([sys.executable, *flags, "-c", "pass"], check=True)
     return time.perf_counter() - start
 
 
@@ -78,11 +93,11 @@ def main() -> None:
     )
     parser.add_argument("--runs", type=int, default=21, help="interleaved rounds")
     args = parser.parse_args()
-    trees = {"now": ROOT}
+    trees: dict[str, Path | None] = {"installed": None, "now": ROOT}
     for spec in args.variant:
         name, _, folder = spec.partition("=")
         trees[name] = Path(folder).resolve()
-    for tree in trees.values():
+    for tree in {ROOT, *(t for t in trees.values() if t is not None)}:
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree)], check=True)
     with tempfile.TemporaryDirectory() as tmp:
         dbs = {}
@@ -90,15 +105,17 @@ def main() -> None:
             dbs[name] = str(Path(tmp) / f"{name}.sqlite")
             _lcm(tree, "--db", dbs[name], "demo")
             _lcm(tree, "--db", dbs[name], "hook", "user-prompt-submit", stdin=PAYLOAD)  # warm
-        times: dict[str, list[float]] = {"floor": [], **{n: [] for n in trees}}
+        times: dict[str, list[float]] = {"floor": [], "floor -S": [], **{n: [] for n in trees}}
         for _ in range(args.runs):
             times["floor"].append(_floor())
+            times["floor -S"].append(_floor("-S"))
             for name, tree in trees.items():
                 hook = ("--db", dbs[name], "hook", "user-prompt-submit")
                 times[name].append(_lcm(tree, *hook, stdin=PAYLOAD))
-    floor = statistics.median(times["floor"])
     print(f"{'variant':<10} {'p50 ms':>8} {'p90 ms':>8} {'p50/floor':>10}   ({args.runs} rounds)")
     for name, values in times.items():
+        plain = name in ("floor", "installed")
+        floor = statistics.median(times["floor" if plain else "floor -S"])
         p50 = statistics.median(values)
         p90 = statistics.quantiles(values, n=10)[-1] if len(values) > 1 else p50
         print(f"{name:<10} {p50 * 1000:8.0f} {p90 * 1000:8.0f} {p50 / floor:10.2f}")
