@@ -43,7 +43,7 @@ class ImportMixin:
             cursor = raw.execute(sql, params)
         if table not in GENERATED_ID_TABLES:
             return None
-        return row["id"] if "id" in row else cursor.lastrowid
+        return row.get("id", cursor.lastrowid)
 
     def end_import(self, table: str) -> None:
         """Nothing to do: AUTOINCREMENT already continues past the largest id."""
