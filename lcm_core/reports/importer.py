@@ -25,7 +25,7 @@ A `meta` key takes the export's value (cursors, the extractor's version), except
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -80,7 +80,7 @@ class ExportSource:
     path: Path
     format: str
     schema_version: int
-    rows: Callable[[str], Iterator[dict[str, Any]]]
+    rows: Callable[[str], Iterable[dict[str, Any]]]
     redacted: bool = False
     session: str | None = None
     close: Callable[[], None] = lambda: None
@@ -175,6 +175,44 @@ def open_export(path: Path) -> ExportSource:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class ImportCounts:
+    """Rows added, skipped as already stored, and added under a new generated id, per table."""
+
+    added: dict[str, int]
+    skipped: dict[str, int]
+    renumbered: dict[str, int]
+
+
+def import_rows(
+    store: MemoryStore,
+    rows: Callable[[str], Iterable[dict[str, Any]]],
+    *,
+    where: str = "import",
+    progress: Progress | None = None,
+) -> ImportCounts:
+    """Merge each table's exported rows (`rows(table)`) into `store`, in one transaction."""
+    if not isinstance(store, SupportsImport):
+        raise ExportError(f"{store.url}: this backend cannot import exports")
+    merger = _Merger(store)
+    with store.transaction():
+        for table in TABLES:
+            count = 0
+            for number, row in enumerate(rows(table), start=1):
+                merger.take(table, row, f"{where} {table} row {number}")
+                count += 1
+                if progress is not None and count % 5000 == 0:
+                    progress(table, 5000)
+            store.end_import(table)
+            if progress is not None and count % 5000:
+                progress(table, count % 5000)
+    return ImportCounts(
+        {t: merger.added.get(t, 0) for t in TABLES},
+        {t: merger.skipped.get(t, 0) for t in TABLES},
+        {t: n for t, n in merger.renumbered.items() if n},
+    )
+
+
 def import_export(
     store: MemoryStore, path: Path, *, progress: Progress | None = None
 ) -> ImportResult:
@@ -182,19 +220,8 @@ def import_export(
     if not isinstance(store, SupportsImport):
         raise ExportError(f"{store.url}: this backend cannot import exports")
     source = open_export(path)
-    merger = _Merger(store)
     try:
-        with store.transaction():
-            for table in TABLES:
-                count = 0
-                for number, row in enumerate(source.rows(table), start=1):
-                    merger.take(table, row, f"{source.path} {table} row {number}")
-                    count += 1
-                    if progress is not None and count % 5000 == 0:
-                        progress(table, 5000)
-                store.end_import(table)
-                if progress is not None and count % 5000:
-                    progress(table, count % 5000)
+        counts = import_rows(store, source.rows, where=str(source.path), progress=progress)
     finally:
         source.close()
     return ImportResult(
@@ -203,9 +230,9 @@ def import_export(
         source.schema_version,
         source.redacted,
         source.session,
-        {t: merger.added.get(t, 0) for t in TABLES},
-        {t: merger.skipped.get(t, 0) for t in TABLES},
-        {t: n for t, n in merger.renumbered.items() if n},
+        counts.added,
+        counts.skipped,
+        counts.renumbered,
     )
 
 
@@ -230,30 +257,35 @@ class _Merger:
             self._meta(row)
             return
         row = self._follow(table, row)
+        if table in GENERATED_ID_TABLES:
+            self._generated(table, row)
+            return
         found = self.store.find_row(table, {k: row[k] for k in keys})
-        if found is None and table == _REFERENCED:
-            found = self.store.find_row(
-                table, {"name": row.get("name"), "content_hash": row.get("content_hash")}
-            )
-            if found is not None and _same(found, row, ignore=("id",)):
-                self._skip(table, row, found)
-                return
         if found is None:
             self._add(table, row)
         elif _same(found, row):
             self._skip(table, row, found)
-        elif table in GENERATED_ID_TABLES:
-            twin = self.store.find_row(table, {c: v for c, v in row.items() if c != "id"})
-            if twin is not None:
-                self._skip(table, row, twin)
-            else:
-                self._add(table, {c: v for c, v in row.items() if c != "id"}, old_id=row["id"])
         else:
             key = ", ".join(f"{k}={row[k]!r}" for k in keys)
             raise ImportConflictError(
                 f"{table} {key}: the database holds a different row with this key; "
                 "nothing was imported"
             )
+
+    def _generated(self, table: str, row: dict[str, Any]) -> None:
+        """A row whose id the store generated: the same row anywhere is a skip, not a conflict."""
+        found = self.store.find_row(table, {"id": row["id"]})
+        if found is not None and _same(found, row):
+            self._skip(table, row, found)
+            return
+        # Stored before under another id (an earlier import renumbered it)?
+        twin = self.store.find_row(table, {c: v for c, v in row.items() if c != "id"})
+        if twin is not None:
+            self._skip(table, row, twin)
+        elif found is None:
+            self._add(table, row)
+        else:
+            self._add(table, {c: v for c, v in row.items() if c != "id"}, old_id=row["id"])
 
     def _meta(self, row: dict[str, Any]) -> None:
         key, value = str(row["key"]), row.get("value")
