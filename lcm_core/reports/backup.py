@@ -48,7 +48,11 @@ class BackupResult:
 
 def backup_store(store: MemoryStore, out: Path) -> BackupResult:
     """Copy the live database behind `store` to the new file `out`; see the module's rules."""
-    parsed = parse_store_url(store.url)
+    try:
+        parsed = parse_store_url(store.url)
+    except StoreError as exc:
+        message = f"{store.url}: lcm backup copies SQLite and DuckDB database files only"
+        raise BackupError(message) from exc
     if parsed.scheme.startswith("postgres"):
         raise BackupError(
             "lcm backup copies SQLite and DuckDB files; back up a PostgreSQL database with "
