@@ -140,7 +140,9 @@ def _assemble(
     # The step's messages may not be captured yet; they are read as capture will store
     # them, so a private span never reaches the query, the log or the visibility test.
     scrubber = Scrubber.of(config)
-    messages = [dataclasses.replace(m, text=scrubber.text(m.text)) for m in messages]
+    messages = [
+        m if m.stored else dataclasses.replace(m, text=scrubber.text(m.text)) for m in messages
+    ]
     query = None if query is None else scrubber.text(query)
     if shown is None:
         shown = Shown()
