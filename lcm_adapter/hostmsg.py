@@ -60,6 +60,7 @@ def event_message(event: Event) -> StepMessage:
         text=event.text,
         source_kind=event.source_kind,
         is_tool_result=event.type == "tool/result",
+        stored=True,
     )
 
 

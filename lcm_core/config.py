@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Final
 
+from lcm_core.text.private import compile_patterns
+
 
 @dataclass(frozen=True, slots=True)
 class Limit:
@@ -26,7 +28,7 @@ class Limit:
 
 DEFAULTS: Final[dict[str, Any]] = {
     "dataDir": "",
-    "capture": {"enabled": True},
+    "capture": {"enabled": True, "privatePatterns": [], "redact": False},
     "archive": {"maxCharsPerEvent": 100_000},
     "extraction": {"enabled": True, "maxAttempts": 3},
     "retrieval": {
@@ -71,6 +73,8 @@ DEFAULTS: Final[dict[str, Any]] = {
 LIMITS: Final[dict[str, Limit]] = {
     "dataDir": Limit(str),
     "capture.enabled": Limit(bool),
+    "capture.privatePatterns": Limit(list),
+    "capture.redact": Limit(bool),
     "archive.maxCharsPerEvent": Limit(int, 1_000, 5_000_000),
     "extraction.enabled": Limit(bool),
     "extraction.maxAttempts": Limit(int, 1, 100),
@@ -141,9 +145,16 @@ _CASTS: Final[dict[str, Any]] = {"int": int, "float": float, "bool": bool, "str"
 
 @dataclass(frozen=True, slots=True)
 class CaptureSettings(_Section):
-    """`capture.*`: whether host events are stored at all."""
+    """`capture.*`: whether host events are stored, and what text is withheld from the store.
+
+    `private_patterns` are regular expressions whose matches are stored as `[private]`
+    (beside the `<private>...</private>` spans, always hidden); `redact` replaces
+    secret-shaped strings as `lcm export --redact` does, before they are stored.
+    """
 
     enabled: bool
+    private_patterns: tuple[str, ...]
+    redact: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,9 +392,19 @@ def load_config(overrides: Mapping[str, Any] | None = None) -> Config:
             merged[section] = copy.deepcopy(DEFAULTS[section])
             parent = merged[section]
         parent[leaf] = _check(path, parent.get(leaf), default_parent[leaf], limit, warnings)
+    merged["capture"]["privatePatterns"] = _usable_patterns(
+        merged["capture"]["privatePatterns"], warnings
+    )
     for key in sorted(set(merged) - set(DEFAULTS)):
         warnings.append(f"{key}: unknown setting, ignored")
     return Config(values=merged, warnings=tuple(warnings))
+
+
+def _usable_patterns(patterns: list[Any], warnings: list[str]) -> list[str]:
+    """The private patterns that compile; each one left out is a warning, never an error."""
+    usable, problems = compile_patterns(patterns)
+    warnings.extend(f"capture.privatePatterns: {problem}; ignored" for problem in problems)
+    return [regex.pattern for regex in usable]
 
 
 def budget_tokens(config: Config) -> int:

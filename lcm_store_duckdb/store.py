@@ -23,6 +23,7 @@ from lcm_store_duckdb.analytics import AnalyticsMixin
 from lcm_store_duckdb.connection import DIALECT, Connection
 from lcm_store_duckdb.events import EventsMixin
 from lcm_store_duckdb.fetch import fetch_dict, fetch_dicts
+from lcm_store_duckdb.imports import ImportMixin
 from lcm_store_duckdb.records import RecordsMixin
 from lcm_store_duckdb.search import SearchMixin, fold, trigram_count
 
@@ -33,7 +34,7 @@ _INSERT_ITEM = (
 
 
 class DuckDBMemoryStore(
-    EventsMixin, RecordsMixin, AdminMixin, AnalyticsMixin, SearchMixin, SqlReads
+    EventsMixin, RecordsMixin, AdminMixin, AnalyticsMixin, ImportMixin, SearchMixin, SqlReads
 ):
     """A `MemoryStore` on one DuckDB file (or `:memory:`), schema v2, one process at a time."""
 

@@ -21,6 +21,7 @@ from lcm_core.store.models import (
 from lcm_store_postgres.admin import AdminMixin
 from lcm_store_postgres.connection import Connection, redact_url
 from lcm_store_postgres.events import EventsMixin, storable
+from lcm_store_postgres.imports import ImportMixin
 from lcm_store_postgres.records import RecordsMixin
 from lcm_store_postgres.search import fold, run_search
 from lcm_store_postgres.tenants import create_tenant, server_report
@@ -32,7 +33,7 @@ _INSERT_ITEM = (
 )
 
 
-class PostgresMemoryStore(EventsMixin, RecordsMixin, AdminMixin):
+class PostgresMemoryStore(EventsMixin, RecordsMixin, AdminMixin, ImportMixin):
     """A `MemoryStore` on a PostgreSQL database; the connected role is the tenant."""
 
     def __init__(self, url: str, *, migrate: bool = True) -> None:

@@ -20,6 +20,7 @@ from lcm_core.store.sql_reads import SqlReads
 from lcm_store_sqlite.admin import AdminMixin
 from lcm_store_sqlite.connection import DIALECT, Connection
 from lcm_store_sqlite.events import EventsMixin
+from lcm_store_sqlite.imports import ImportMixin
 from lcm_store_sqlite.records import RecordsMixin
 from lcm_store_sqlite.search import SCAN_ROWS_MAX
 
@@ -29,7 +30,7 @@ _INSERT_ITEM = (
 )
 
 
-class SQLiteMemoryStore(EventsMixin, RecordsMixin, AdminMixin, SqlReads):
+class SQLiteMemoryStore(EventsMixin, RecordsMixin, AdminMixin, ImportMixin, SqlReads):
     """A `MemoryStore` on one SQLite file (or `:memory:`), schema v2, WAL mode."""
 
     dialect = DIALECT

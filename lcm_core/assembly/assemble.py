@@ -14,6 +14,7 @@ with its errors.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +29,7 @@ from lcm_core.assembly.candidates import (
 from lcm_core.assembly.compaction import CompactionStatus, compaction_status
 from lcm_core.assembly.packing import Candidate, Reserve, TokenMeter, choose_meter, pack
 from lcm_core.assembly.step import StepMessage, task_text
+from lcm_core.capture.private import Scrubber
 from lcm_core.config import Config, budget_tokens, load_config
 from lcm_core.retrieval.rank import (
     Omission,
@@ -135,6 +137,13 @@ def _assemble(
     in_history: frozenset[int],
 ) -> AssemblyResult:
     cost, token_source, errors = choose_meter(token_meter)
+    # The step's messages may not be captured yet; they are read as capture will store
+    # them, so a private span never reaches the query, the log or the visibility test.
+    scrubber = Scrubber.of(config)
+    messages = [
+        m if m.stored else dataclasses.replace(m, text=scrubber.text(m.text)) for m in messages
+    ]
+    query = None if query is None else scrubber.text(query)
     if shown is None:
         shown = Shown()
     newest = store.max_event_seq(session_id)

@@ -33,6 +33,8 @@ class StepMessage:
     text: str
     source_kind: str | None = None
     is_tool_result: bool = False
+    # Read back from the events table: capture already scrubbed it (private spans).
+    stored: bool = False
 
     @property
     def generated(self) -> bool:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Final, Protocol
 
+from lcm_core.capture.private import Scrubber, scrub_row
 from lcm_core.clock import utc_now_iso
 from lcm_core.config import Config
 from lcm_core.store.models import ArchiveEntry, Event, Session
@@ -174,7 +175,12 @@ class _Parsed:
 
 
 def _parse_all(
-    parse: Parser, session_id: str, events: Iterable[Any], ingested_at: str, archive_limit: int
+    parse: Parser,
+    session_id: str,
+    events: Iterable[Any],
+    ingested_at: str,
+    archive_limit: int,
+    scrubber: Scrubber,
 ) -> _Parsed:
     parsed = _Parsed([], [], [], Counter(), 0)
     for index, raw in enumerate(events):
@@ -186,7 +192,8 @@ def _parse_all(
         if result.error is not None:
             parsed.errors.append(CaptureIssue(index, result.seq, _short(result.error)))
             continue
-        parsed.rows.extend(result.rows)
+        # The one place every face's text passes before it is stored (see capture/private.py).
+        parsed.rows.extend(scrub_row(row, scrubber) for row in result.rows)
         if result.notes:
             parsed.repaired.append(CaptureIssue(index, result.seq, _short("; ".join(result.notes))))
         if result.unknown_type is not None:
@@ -282,7 +289,8 @@ def _capture(
     if problem is not None:
         return CaptureReport(errors=(CaptureIssue(-1, None, problem),))
     now = (clock or utc_now_iso)()
-    parsed = _parse_all(parse, session_id, events, now, _archive_limit(config))
+    scrubber = Scrubber.of(config)
+    parsed = _parse_all(parse, session_id, events, now, _archive_limit(config), scrubber)
     inserted = archived = 0
     last = -1
     errors = list(parsed.errors)

@@ -106,6 +106,27 @@ EXPORT_ORDER: Final = {
     "pending_extraction": "session_id, seq",
 }
 
+# The columns that name one row of each table (its primary key), for `lcm import`.
+ROW_KEYS: Final = {
+    "meta": ("key",),
+    "sessions": ("session_id",),
+    "events": ("session_id", "seq"),
+    "archive": ("session_id", "ref"),
+    "memory_items": ("id",),
+    "memory_events": ("id",),
+    "task_state": ("session_id",),
+    "checkpoints": ("session_id",),
+    "skill_versions": ("id",),
+    "skill_files": ("name",),
+    "rules": ("id",),
+    "rule_overrides": ("rule_id",),
+    "assembly_logs": ("id",),
+    "validation_logs": ("id",),
+    "pending_extraction": ("session_id", "seq"),
+}
+# Tables whose integer `id` the store generates (a sequence or AUTOINCREMENT).
+GENERATED_ID_TABLES: Final = ("memory_events", "skill_versions", "assembly_logs", "validation_logs")
+
 # v3 changed only how the SQLite file declares its FTS tables (see lcm_store_sqlite.schema);
 # the tables and columns every backend holds are those of v2.
 SCHEMA_VERSION: Final = 3

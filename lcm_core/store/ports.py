@@ -11,7 +11,7 @@ an async host calls them through a thread.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -345,6 +345,48 @@ class SupportsBulkLoad(Protocol):
         memory. `meta` rows replace the keys they name. Chunks commit one by one: a failure
         leaves the chunks before it stored.
         """
+        ...
+
+
+@runtime_checkable
+class SupportsImport(Protocol):
+    """A backend that takes exported rows back as they were written (`lcm import`).
+
+    Rows are the column -> value dicts `export_rows` yields, with whatever columns the
+    exporting schema had: a backend inserts the columns given and never needs to know
+    them by name. The core's importer (`lcm_core.reports.importer`) decides what is new,
+    identical or in conflict, inside one `transaction()`.
+    """
+
+    def find_row(self, table: str, match: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The first row, in export order, whose columns equal `match` (None equals NULL).
+
+        The row is shaped as `export_rows` yields it. A column the table lacks, or a table
+        not in `TABLES`, raises `StoreError`.
+        """
+        ...
+
+    def put_row(self, table: str, row: Mapping[str, Any]) -> Any:
+        """Insert one row with exactly these columns (absent ones take their defaults).
+
+        Search indexes follow the inserted text. Returns the row's integer `id` in a table
+        of `GENERATED_ID_TABLES` (the one given when the store keeps it, else the one it
+        assigned), None elsewhere. A row clashing with a stored key or unique constraint
+        raises `StoreConflictError`; a column the table lacks raises `StoreError`.
+        """
+        ...
+
+    def end_import(self, table: str) -> None:
+        """Let the table's id generator continue past every id now stored (after put_row)."""
+        ...
+
+
+@runtime_checkable
+class SupportsExportReading(Protocol):
+    """A backend that reads DuckDB export files and Parquet export folders back as rows."""
+
+    def read_export_rows(self, export: Path, table: str) -> Iterator[dict[str, Any]]:
+        """One table's rows of the export at `export`, in export order, every column kept."""
         ...
 
 

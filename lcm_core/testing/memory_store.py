@@ -40,6 +40,7 @@ from lcm_core.store.models import (
     ValidationLog,
 )
 from lcm_core.testing.memory_db import ROWID, MemoryDatabase, Row, nulls_first, public
+from lcm_core.testing.memory_import import MemoryImportMixin
 from lcm_core.text.tokens import (
     MIN_INDEXED_TERM_CHARS,
     score_matches,
@@ -51,7 +52,7 @@ from lcm_core.text.tokens import (
 SCOPE_COUNT_MAX = 1_000_000
 
 
-class InMemoryStore:
+class InMemoryStore(MemoryImportMixin):
     """A `MemoryStore` over a `MemoryDatabase`; handles on one database share its data."""
 
     def __init__(self, database: MemoryDatabase | None = None) -> None:

@@ -6,6 +6,7 @@ database, never on timing.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from dsh_session import COMPACTION_ROWS, MEMORY_HEADER, DshSession, live_rows
 from fake_model import FakeModel, Text, ToolCall, request_texts
 
 from lcm_adapter.cli.main import cli
+from lcm_adapter.dsh.logread import read_lines
 
 CONSTRAINT = "约束：不要使用 Redis。预算上限是每月 500 美元（不含税）。"
 CORRECTION = "更正：预算上限改为每月 650 美元（不含税）。"
@@ -119,3 +121,43 @@ def test_g_ingesting_the_session_log_equals_live_capture(
     ingested = live_rows(fresh, session_id)
     assert {row[1] for row in live} >= {"tool/call", "tool/result", "user/message"}
     assert ingested == live
+
+
+def test_h_a_private_span_never_reaches_the_database(
+    dsh: Callable[..., DshSession], model: FakeModel, tmp_path: Path
+) -> None:
+    """(h) A `<private>` span typed into DSH is stored as `[private]`: absent from the file,
+    search, export and later blocks, while DSH's own session log still holds it."""
+    s = dsh()
+    secret, chinese = "zebra-quartz-981", "保险箱密码"
+    s.run(f"部署窗口是周五 18:00 UTC。<private>{chinese} {secret}</private> 端口是 8080。")
+    s.run("部署窗口和端口是什么？")
+    block = s.memory_block(model.bodies[-1]) or ""
+    assert secret not in block and chinese not in block
+    session_id = s.session.id
+    s.close()  # flushes the log and stops the sidecar
+    for file in s.db.parent.glob(s.db.name + "*"):
+        data = file.read_bytes()
+        assert secret.encode() not in data and chinese.encode() not in data, file.name
+    runtime = s.runtime()
+    try:
+        texts = [e.text for e in runtime.store.list_events(session_id) if e.type == "user/message"]
+    finally:
+        runtime.close()
+    assert any("[private]" in text and "8080" in text for text in texts), texts
+    runner = CliRunner()
+    found = runner.invoke(cli, ["--db", str(s.db), "search", secret, "--scope", "all", "--json"])
+    assert found.exit_code == 0, found.output
+    hits = json.loads(found.stdout)
+    assert not hits["items"] and not hits["events"], hits
+    out = tmp_path / "export"
+    exported = runner.invoke(
+        cli, ["--db", str(s.db), "export", "--format", "jsonl", "--out", str(out)]
+    )
+    assert exported.exit_code == 0, exported.output
+    dumped = "".join(p.read_text("utf-8") for p in out.glob("*.jsonl"))
+    assert "[private]" in dumped and secret not in dumped and chinese not in dumped
+    # What lcm cannot reach (the README says so): the host's own log keeps the clear text.
+    logs = [p for p in s.session_log().rglob("*") if p.is_file()]
+    log_text = b"".join(line.data for log in logs for line in read_lines(log, []))
+    assert secret.encode() in log_text
