@@ -84,6 +84,25 @@ def apply_change(current: MemoryItem, change: ItemChange, at: str) -> MemoryItem
     )
 
 
+def erase_item(current: MemoryItem, at: str) -> MemoryItem:
+    """The tombstone of a forgotten item: ids, links and sources kept, every text field empty."""
+    return replace(
+        current,
+        content="",
+        content_hash="",
+        conditions=(),
+        scope={},
+        numbers=(),
+        status="forgotten",
+        updated_at=at,
+    )
+
+
+def erase_event(event: Event) -> Event:
+    """The tombstone of a forgotten event: seq, type, time and ids kept, no text and no hash."""
+    return replace(event, text="", content_hash="", truncated=False, store="forgotten")
+
+
 def event_record(event: Event) -> Record:
     return dict(zip(EVENT_NAMES, rows.event_params(event), strict=True))
 
