@@ -26,6 +26,7 @@ pytest.register_assert_rewrite(
     "lcm_core.testing.base",
     "lcm_core.testing.builders",
     "lcm_core.testing.events",
+    "lcm_core.testing.forget",
     "lcm_core.testing.items",
     "lcm_core.testing.lifecycle",
     "lcm_core.testing.logs",
@@ -47,6 +48,7 @@ from lcm_core.testing.base import (  # noqa: E402
     require,
 )
 from lcm_core.testing.events import EventContract  # noqa: E402
+from lcm_core.testing.forget import ForgetContract  # noqa: E402
 from lcm_core.testing.items import ItemContract  # noqa: E402
 from lcm_core.testing.lifecycle import LifecycleContract  # noqa: E402
 from lcm_core.testing.logs import LogContract  # noqa: E402
@@ -63,6 +65,7 @@ class StoreContractSuite(
     ArchiveContract,
     ItemContract,
     LifecycleContract,
+    ForgetContract,
     SearchContract,
     SearchScoreContract,
     SearchSyntaxContract,
@@ -80,6 +83,7 @@ __all__ = [
     "AdminContract",
     "ArchiveContract",
     "EventContract",
+    "ForgetContract",
     "ItemContract",
     "LifecycleContract",
     "LogContract",
