@@ -140,4 +140,3 @@ class ForgetContract(StoreContractBase):
         assert [r.event for r in pins] == ["pinned", "unpinned", "pinned"]
         assert store.list_memory_events(session_id="s1", events=()) == []
         assert [r.event for r in store.list_memory_events(events=("created",))] == ["created"]
-
