@@ -88,7 +88,7 @@ def forget_item(
     seqs = _seqs(item)
     with store.transaction():
         _erase_item(store, item, reason, actor, {"seqs": seqs}, report)
-        _erase_events(store, item.session_id, seqs, reason, actor, report)
+        _erase_events(store, item.session_id, seqs, report)
     report.kept_from_same_events = [
         other.id
         for other in store.list_items(item.session_id)
@@ -111,7 +111,7 @@ def forget_event(
         raise StoreNotFoundError(f"no event seq:{seq} in session {session_id!r}")
     report = ForgetReport(session_id)
     with store.transaction():
-        _erase_events(store, session_id, [seq], reason, actor, report)
+        _erase_events(store, session_id, [seq], report)
         for item in store.list_items(session_id):
             seqs = _seqs(item)
             if item.status == "forgotten" or seq not in seqs:
@@ -133,6 +133,9 @@ def _erase_item(
     detail: dict[str, Any],
     report: ForgetReport,
 ) -> None:
+    if item.id in pinned_ids(store, item.session_id):
+        unpin = MemoryEvent(item.id, item.session_id, "unpinned", actor=actor)
+        store.update_item(item.id, ItemChange(), unpin)
     row = MemoryEvent(
         item.id, item.session_id, "forgotten", actor=actor, detail={"reason": reason, **detail}
     )
@@ -146,12 +149,7 @@ def _erase_item(
 
 
 def _erase_events(
-    store: MemoryStore,
-    session_id: str,
-    seqs: Sequence[int],
-    reason: str,
-    actor: str,
-    report: ForgetReport,
+    store: MemoryStore, session_id: str, seqs: Sequence[int], report: ForgetReport
 ) -> None:
     texts = [e.text for e in store.get_events(session_id, seqs) if e.text]
     for seq in seqs:
