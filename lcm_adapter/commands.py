@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 USAGE: Final = (
     "usage: memory status | explain | inspect <item-id|seq:N> | search <words> | "
-    "export [FILE] | purge [--yes] | forget <item-id> [reason] | "
+    "export [FILE] | purge [--yes] | forget <item-id>|--event SEQ [reason] | "
     "remember [--kind K] <text> | pin <item-id> | unpin <item-id>"
 )
 SEARCH_LIMIT: Final = 10
@@ -127,16 +127,23 @@ def _purge(runtime: MemoryRuntime, session_id: str, args: list[str]) -> CommandR
 
 
 def _forget(runtime: MemoryRuntime, session_id: str, args: list[str]) -> CommandResult:
-    if not args:
-        return CommandResult(False, "memory: forget takes an item id (see memory search)")
+    if not args or (args[0] == "--event" and (len(args) < 2 or not _is_int(args[1]))):
+        return CommandResult(
+            False, "memory: forget takes an item id, or --event SEQ (see memory search)"
+        )
     try:
-        report = usecases.forget(runtime.store, args[0], " ".join(args[1:]))
+        if args[0] == "--event":
+            report = usecases.forget_event(
+                runtime.store, session_id, int(args[1]), " ".join(args[2:])
+            )
+        else:
+            report = usecases.forget(runtime.store, args[0], " ".join(args[1:]))
     except StoreNotFoundError as exc:
         return CommandResult(False, f"memory: {exc}")
     if report.already_forgotten:
         return CommandResult(True, f"{args[0]} was already forgotten")
     lines = [
-        f"forgot {', '.join(report.items)}; erased the text of "
+        f"forgot {', '.join(report.items) or 'no item'}; erased the text of "
         + ", ".join(f"seq:{seq}" for seq in report.events)
     ]
     lines.extend(
@@ -144,6 +151,10 @@ def _forget(runtime: MemoryRuntime, session_id: str, args: list[str]) -> Command
         for old in report.still_superseded
     )
     return CommandResult(True, "\n".join(lines))
+
+
+def _is_int(text: str) -> bool:
+    return text.lstrip("-").isdigit()
 
 
 def _remember(runtime: MemoryRuntime, session_id: str, args: list[str]) -> CommandResult:

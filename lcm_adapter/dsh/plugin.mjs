@@ -482,7 +482,7 @@ export function apply(ctx, config = {}) {
         sub.commands.register({
           name: 'memory',
           description: 'Long-conversation memory: status, explain, inspect, search, export, purge, forget, remember, pin',
-          input: { hint: 'status | explain | inspect <id|seq:N> | search <words> | export [file] | purge [--yes] | forget <id> [reason] | remember [--kind K] <text> | pin <id> | unpin <id>' },
+          input: { hint: 'status | explain | inspect <id|seq:N> | search <words> | export [file] | purge [--yes] | forget <id>|--event <seq> [reason] | remember [--kind K] <text> | pin <id> | unpin <id>' },
           handler: async ({ agent, rawInput, signal }) => {
             const sessionId = sessionIdOf(agent)
             if (!sessionId) return { kind: 'error', text: 'memory: no session' }

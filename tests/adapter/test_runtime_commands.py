@@ -121,3 +121,16 @@ def test_remember_pin_and_forget_through_the_memory_command(rt: MemoryRuntime) -
     assert "already forgotten" in rt.command(SID, ["forget", item_id])
     for bad in (["forget"], ["forget", "mem_nope"], ["remember"], ["pin", "mem_nope"]):
         assert not rt.command_result(SID, bad).ok, bad
+
+
+def test_a_forgotten_message_stays_forgotten_when_the_host_replays_it(rt: MemoryRuntime) -> None:
+    """`/memory forget --event SEQ`, then DSH replays the session to a restarted sidecar:
+    the tombstone keeps its seq, and the message's items do not come back."""
+    before = rt.command(SID, ["search", "deploy", "window"])
+    assert "Friday 18:00" in before
+    gone = rt.command_result(SID, split_input("forget --event 5 用户要求"))
+    assert gone.ok and "seq:5" in gone.text, gone.text
+    rt.on_events(SID, conversation(sample_turns()))
+    assert "(forgotten)" in rt.command(SID, ["inspect", "seq:5"])
+    assert "Friday 18:00" not in rt.command(SID, ["search", "deploy", "window"])
+    assert not rt.command_result(SID, ["forget", "--event", "x"]).ok
