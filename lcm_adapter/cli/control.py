@@ -82,7 +82,8 @@ def remember(
     ctx: click.Context, text: tuple[str, ...], kind: str | None, session: str | None, as_json: bool
 ) -> None:
     """Store TEXT as the user's own memory item, with a manual source event."""
-    with opened_store(ctx, create=True) as store:
+    # Only a named session may start a new database; the latest session needs one already.
+    with opened_store(ctx, create=session is not None) as store:
         session_id = session or resolve_session(store, None)
         try:
             found = usecases.remember(store, session_id, " ".join(text), kind)
