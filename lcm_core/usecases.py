@@ -208,7 +208,7 @@ def describe_refs(store: MemoryStore, session_id: str, refs: Sequence[str]) -> d
         if ref.startswith("mem_"):
             item = store.get_item(ref)
             text = item.content if item is not None else None
-        elif ref.startswith("seq:") and ref[4:].isdigit():
+        elif ref.startswith("seq:") and ref[4:].lstrip("-").isdigit():
             event = store.get_event(session_id, int(ref[4:]))
             text = f"{event.type}: {event.text}" if event is not None else None
         if text:
