@@ -50,7 +50,8 @@ def prepare_event(event: Event, clean: Callable[[str], str] = scrub_surrogates) 
         event,
         text=text,
         truncated=event.truncated or cut,
-        content_hash=event.content_hash or sha256_hex(text),
+        # A tombstone (an import of a forgotten event) keeps its empty hash.
+        content_hash=event.content_hash or ("" if event.store == "forgotten" else sha256_hex(text)),
         ingested_at=event.ingested_at or utc_now_iso(),
     )
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from lcm_core.store.errors import StoreNotFoundError
@@ -105,6 +107,14 @@ class ForgetContract(StoreContractBase):
             for term in ("Zanzibar", "密码", "7731"):
                 assert store.search_events(session, [term]) == [], (session, term)
         assert [h.event.seq for h in store.search_events("s1", ["保险柜"])] == [3]
+
+    def test_a_tombstone_event_is_stored_as_given(self, store: MemoryStore) -> None:
+        """inserting a forgotten event (an import of one) keeps its empty text and hash."""
+        tomb = make_event("s1", 4, "", store="forgotten")
+        assert store.insert_event(replace(tomb, text=""))
+        stored = store.get_event("s1", 4)
+        assert stored is not None and (stored.text, stored.content_hash) == ("", "")
+        assert stored.store == "forgotten"
 
     def test_forget_unknown_event_is_none(self, store: MemoryStore) -> None:
         """forget_event of a seq never stored returns None and changes nothing."""

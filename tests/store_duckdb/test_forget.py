@@ -65,3 +65,33 @@ def test_a_duckdb_export_of_the_store_holds_no_byte_of_it(tmp_path: Path) -> Non
     )
     assert run.exit_code == 0, run.output
     assert SECRET.encode() not in out.read_bytes() and b"Quokka" not in out.read_bytes()
+
+
+def test_parquet_and_duckdb_exports_of_a_sqlite_store_carry_only_the_tombstone(
+    tmp_path: Path,
+) -> None:
+    """`lcm export --format parquet|duckdb` after `lcm forget`: no byte of the text, and the
+    tombstone row (status forgotten, no content) is there for an import to keep."""
+    from lcm_store_sqlite import SQLiteMemoryStore
+
+    path = tmp_path / "m.sqlite"
+    store = SQLiteMemoryStore(path)
+    store.insert_event(Event("s1", 0, "user/message", SECRET, role="user", source_kind="user"))
+    item, _ = store.insert_item(make_item("s1", SECRET, source_refs=("seq:0",)))
+    store.close()
+    runner = CliRunner()
+    assert runner.invoke(cli, ["--db", str(path), "forget", item.id]).exit_code == 0
+    for fmt in ("parquet", "duckdb"):
+        out = tmp_path / f"export-{fmt}"
+        run = runner.invoke(cli, ["--db", str(path), "export", "--format", fmt, "--out", str(out)])
+        assert run.exit_code == 0, run.output
+        files = [out] if out.is_file() else sorted(out.iterdir())
+        assert not any(b"Quokka" in f.read_bytes() for f in files), fmt
+    copy = DuckDBMemoryStore(tmp_path / "export-duckdb")
+    try:
+        tomb = copy.get_item(item.id)
+        event = copy.get_event("s1", 0)
+        assert tomb is not None and (tomb.status, tomb.content) == ("forgotten", "")
+        assert event is not None and (event.store, event.text) == ("forgotten", "")
+    finally:
+        copy.close()
