@@ -1,4 +1,5 @@
-"""The `memory` command a host exposes: status, explain, inspect, search, export, purge.
+"""The `memory` command a host exposes: status, explain, inspect, search, export, purge,
+forget, remember, pin, unpin.
 
 This module parses the command line and does export and purge; the text of the other
 answers is laid out in `memory_text` from the core's reports. Every answer is one
@@ -16,16 +17,19 @@ from typing import TYPE_CHECKING, Final
 
 from lcm_adapter.memory_text import explain_text, inspect_text, search_text, status_text
 from lcm_core import usecases
+from lcm_core.extraction.control import ControlError
 from lcm_core.reports.files import open_private, private_folder
 from lcm_core.reports.targets import UnsafeTargetError, refuse_database_target
+from lcm_core.store.errors import StoreNotFoundError
 from lcm_core.store.models import TABLES
 
 if TYPE_CHECKING:
     from lcm_adapter.runtime import MemoryRuntime
 
 USAGE: Final = (
-    "usage: memory status | explain | inspect <item-id> | search <words> | "
-    "export [FILE] | purge [--yes]"
+    "usage: memory status | explain | inspect <item-id|seq:N> | search <words> | "
+    "export [FILE] | purge [--yes] | forget <item-id>|--event SEQ [reason] | "
+    "remember [--kind K] <text> | pin <item-id> | unpin <item-id>"
 )
 SEARCH_LIMIT: Final = 10
 
@@ -36,6 +40,9 @@ class CommandResult:
 
     ok: bool
     text: str
+
+
+Handler = Callable[["MemoryRuntime", str, list[str]], CommandResult]
 
 
 def split_input(raw: str) -> list[str]:
@@ -74,7 +81,7 @@ def _explain(runtime: MemoryRuntime, session_id: str, args: list[str]) -> Comman
 def _inspect(runtime: MemoryRuntime, session_id: str, args: list[str]) -> CommandResult:
     if len(args) != 1:
         return CommandResult(False, "memory: inspect takes one item id (see memory search)")
-    text = inspect_text(runtime, args[0])
+    text = inspect_text(runtime, args[0], session_id)
     if text is None:
         return CommandResult(False, f"memory: no memory item {args[0]!r}")
     return CommandResult(True, text)
@@ -119,6 +126,67 @@ def _purge(runtime: MemoryRuntime, session_id: str, args: list[str]) -> CommandR
     return CommandResult(True, f"purged {sum(deleted.values())} rows of session {session_id}")
 
 
+def _forget(runtime: MemoryRuntime, session_id: str, args: list[str]) -> CommandResult:
+    if not args or (args[0] == "--event" and (len(args) < 2 or not _is_int(args[1]))):
+        return CommandResult(
+            False, "memory: forget takes an item id, or --event SEQ (see memory search)"
+        )
+    try:
+        if args[0] == "--event":
+            report = usecases.forget_event(
+                runtime.store, session_id, int(args[1]), " ".join(args[2:])
+            )
+        else:
+            report = usecases.forget(runtime.store, args[0], " ".join(args[1:]))
+    except StoreNotFoundError as exc:
+        return CommandResult(False, f"memory: {exc}")
+    if report.already_forgotten:
+        return CommandResult(True, f"{args[0]} was already forgotten")
+    lines = [
+        f"forgot {', '.join(report.items) or 'no item'}; erased the text of "
+        + ", ".join(f"seq:{seq}" for seq in report.events)
+    ]
+    lines.extend(
+        f"{old} stays superseded (the item that replaced it was forgotten)"
+        for old in report.still_superseded
+    )
+    return CommandResult(True, "\n".join(lines))
+
+
+def _is_int(text: str) -> bool:
+    return text.lstrip("-").isdigit()
+
+
+def _remember(runtime: MemoryRuntime, session_id: str, args: list[str]) -> CommandResult:
+    kind = None
+    if len(args) >= 2 and args[0] == "--kind":
+        kind, args = args[1], args[2:]
+    try:
+        found = usecases.remember(runtime.store, session_id, " ".join(args), kind)
+    except ControlError as exc:
+        return CommandResult(False, f"memory: {exc}")
+    item = found.item
+    if not found.created:
+        return CommandResult(True, f"already remembered as {item.id}: {item.content}")
+    return CommandResult(True, f"remembered {item.id} ({item.kind}): {item.content}")
+
+
+def _pin(pinned: bool) -> Handler:
+    def handler(runtime: MemoryRuntime, session_id: str, args: list[str]) -> CommandResult:
+        verb = "pin" if pinned else "unpin"
+        if len(args) != 1:
+            return CommandResult(False, f"memory: {verb} takes one item id")
+        try:
+            change = usecases.pin(runtime.store, args[0], pinned)
+        except (StoreNotFoundError, ControlError) as exc:
+            return CommandResult(False, f"memory: {exc}")
+        state = "pinned" if pinned else "unpinned"
+        head = f"{args[0]} {state}" if change.changed else f"{args[0]} was already {state}"
+        return CommandResult(True, f"{head}; pinned now: {', '.join(change.pins) or 'none'}")
+
+    return handler
+
+
 def default_export_path(runtime: MemoryRuntime, session_id: str) -> Path:
     """`exports/<session>.jsonl` beside the database (or the working folder in memory)."""
     from lcm_core.store.registry import parse_store_url
@@ -157,7 +225,6 @@ def export_session(runtime: MemoryRuntime, session_id: str, target: Path) -> dic
     return counts
 
 
-Handler = Callable[["MemoryRuntime", str, list[str]], CommandResult]
 _HANDLERS: Final[dict[str, Handler]] = {
     "status": _status,
     "explain": _explain,
@@ -165,6 +232,10 @@ _HANDLERS: Final[dict[str, Handler]] = {
     "search": _search,
     "export": _export,
     "purge": _purge,
+    "forget": _forget,
+    "remember": _remember,
+    "pin": _pin(True),
+    "unpin": _pin(False),
 }
 
 

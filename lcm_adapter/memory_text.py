@@ -128,11 +128,19 @@ def _item_lines(found: ItemInspection) -> list[str]:
     return lines
 
 
-def inspect_text(runtime: MemoryRuntime, ref: str) -> str | None:
-    """An item, a rule or a skill by id; None when the id names nothing."""
-    report = diagnostics.inspect(runtime.store, ref)
+def inspect_text(runtime: MemoryRuntime, ref: str, session_id: str | None = None) -> str | None:
+    """An item, an event label `seq:N` of the session, a rule or a skill; None if unknown."""
+    report = diagnostics.inspect(runtime.store, ref, session_id)
     if report.kind == "item" and report.item is not None:
         return "\n".join(_item_lines(report.item))
+    if report.kind == "event" and report.event is not None:
+        event = report.event
+        text = "(forgotten)" if event.store == "forgotten" else _clip(report.event_text)
+        lines = [f"seq:{event.seq}  [{event.type}, {event.source_kind or '-'}] {text}"]
+        lines.extend(
+            f"  cited by {i.id} [{i.status}] {_clip(i.content, 120)}" for i in report.derived
+        )
+        return "\n".join(lines)
     if report.kind == "rule" and report.effective is not None:
         rule = report.effective
         where = f"{rule.source_path}:{rule.source_line}" if rule.source_line else rule.source_path

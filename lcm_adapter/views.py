@@ -40,9 +40,11 @@ def explain_data(store: MemoryStore, session_id: str, config: Config) -> dict[st
     return data
 
 
-def inspect_data(store: MemoryStore, ref: str) -> dict[str, Any] | None:
-    """An item, rule or skill with everything known about it; None for an unknown id."""
-    report = diagnostics.inspect(store, ref)
+def inspect_data(
+    store: MemoryStore, ref: str, session_id: str | None = None
+) -> dict[str, Any] | None:
+    """An item, event label (`seq:N` of `session_id`), rule or skill; None when unknown."""
+    report = diagnostics.inspect(store, ref, session_id)
     return None if report.kind == "missing" else report.to_dict()
 
 

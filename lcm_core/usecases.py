@@ -14,6 +14,8 @@ from typing import Any, Final, TypeVar
 
 from lcm_core.capture.project import record_project as _record_project
 from lcm_core.config import Config, deep_merge, load_config
+from lcm_core.extraction import control
+from lcm_core.extraction.control import ForgetReport, Remembered
 from lcm_core.retrieval.project import sibling_sessions
 from lcm_core.retrieval.rank import RankedItem, rank_items
 from lcm_core.store.errors import StoreError
@@ -206,7 +208,7 @@ def describe_refs(store: MemoryStore, session_id: str, refs: Sequence[str]) -> d
         if ref.startswith("mem_"):
             item = store.get_item(ref)
             text = item.content if item is not None else None
-        elif ref.startswith("seq:") and ref[4:].isdigit():
+        elif ref.startswith("seq:") and ref[4:].lstrip("-").isdigit():
             event = store.get_event(session_id, int(ref[4:]))
             text = f"{event.type}: {event.text}" if event is not None else None
         if text:
@@ -245,6 +247,44 @@ def stored_rules(store: SkillStore) -> list[StoredRule]:
 def rule_overrides(store: SkillStore) -> list[RuleOverride]:
     """The user's overrides, by rule id."""
     return store.list_rule_overrides()
+
+
+# --- people in control: forget, remember, pin (see lcm_core.extraction.control) -------------
+def forget(store: MemoryStore, item_id: str, reason: str = "", actor: str = "user") -> ForgetReport:
+    """Erase an item and its source events' text, keeping tombstones; scrub the file."""
+    return control.forget_item(store, item_id, reason, actor=actor)
+
+
+def forget_event(
+    store: MemoryStore, session_id: str, seq: int, reason: str = "", actor: str = "user"
+) -> ForgetReport:
+    """Erase one event's text, and the items that had no other source; scrub the file."""
+    return control.forget_event(store, session_id, seq, reason, actor=actor)
+
+
+def remember(
+    store: MemoryStore,
+    session_id: str,
+    text: str,
+    kind: str | None = None,
+    actor: str = "user",
+) -> Remembered:
+    """Store the user's own words as a `user_explicit` item with a manual source event."""
+    if store.get_session(session_id) is None:
+        store.upsert_session(Session(session_id, origin="manual"))
+    return control.remember(store, session_id, text, kind, actor=actor)
+
+
+def pin(
+    store: MemoryStore, item_id: str, pinned: bool = True, actor: str = "user"
+) -> control.PinChange:
+    """Pin (or unpin) an item for the resident set, first after a compaction."""
+    return control.set_pin(store, item_id, pinned, actor=actor)
+
+
+def pinned_ids(store: MemoryStore, session_id: str) -> list[str]:
+    """The session's pinned item ids, earliest pinned first."""
+    return control.pinned_ids(store, session_id)
 
 
 # --- export, purge, health ------------------------------------------------------------------

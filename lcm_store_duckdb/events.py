@@ -126,6 +126,31 @@ class EventsMixin:
             return None
         return ArchiveEntry(row["session_id"], row["ref"], row["text"], row["created_at"])
 
+    def forget_event(self, session_id: str, seq: int) -> Event | None:
+        key = (session_id, seq)
+        with self._db.transaction(), self._db.guarded("forget event") as raw:
+            row = fetch_dict(
+                raw.execute("SELECT * FROM events WHERE session_id = ? AND seq = ?", key)
+            )
+            if row is None:
+                return None
+            gone = records.erase_event(rows.event_from_row(row))
+            ref = (session_id, f"seq:{seq}")
+            for table in ("events", "events_search"):
+                self._db.remember(table, "session_id = ? AND seq = ?", key)
+            self._db.remember("archive", "session_id = ? AND ref = ?", ref)
+            raw.execute(
+                "UPDATE events SET text = '', content_hash = '', truncated = 0, store = ? "
+                "WHERE session_id = ? AND seq = ?",
+                (gone.store, *key),
+            )
+            raw.execute(
+                "UPDATE events_search SET folded = '', grams = 0 WHERE session_id = ? AND seq = ?",
+                key,
+            )
+            raw.execute("DELETE FROM archive WHERE session_id = ? AND ref = ?", ref)
+        return gone
+
 
 def _seqs_by_session(keys: Iterable[tuple[Any, ...]]) -> dict[str, list[int]]:
     grouped: dict[str, list[int]] = {}

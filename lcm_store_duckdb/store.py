@@ -143,6 +143,26 @@ class DuckDBMemoryStore(
             )
         return updated
 
+    def forget_item(self, item_id: str, event: MemoryEvent) -> MemoryItem:
+        with self._db.transaction(), self._db.guarded("forget item") as raw:
+            row = fetch_dict(raw.execute("SELECT * FROM memory_items WHERE id = ?", (item_id,)))
+            if row is None:
+                raise StoreNotFoundError(f"no memory item {item_id}")
+            at = event.at or utc_now_iso()
+            gone = records.erase_item(rows.item_from_row(row), at)
+            self._db.remember("memory_items", "id = ?", (item_id,))
+            self._db.remember("memory_search", "id = ?", (item_id,))
+            raw.execute(
+                "UPDATE memory_items SET content = '', content_hash = '', conditions_json = '[]', "
+                "scope_json = '{}', numbers_json = '[]', status = ?, updated_at = ? WHERE id = ?",
+                (gone.status, at, item_id),
+            )
+            raw.execute("UPDATE memory_search SET folded = '', grams = 0 WHERE id = ?", (item_id,))
+            self._append_memory_event(
+                raw, replace(event, memory_id=item_id, session_id=gone.session_id, at=at)
+            )
+        return gone
+
     def _append_memory_event(self, raw: duckdb.DuckDBPyConnection, event: MemoryEvent) -> None:
         row = raw.execute(
             'INSERT INTO memory_events (memory_id, session_id, event, "at", actor, detail_json) '

@@ -166,6 +166,26 @@ class EventsMixin:
                 ),
             )
 
+    def forget_event(self, session_id: str, seq: int) -> Event | None:
+        key = (session_id, seq)
+        with self._db.transaction(), self._db.guarded("forget event") as raw:
+            row = raw.execute(
+                "SELECT * FROM events WHERE session_id = %s AND seq = %s FOR UPDATE", key
+            ).fetchone()
+            if row is None:
+                return None
+            gone = records.erase_event(rows.event_from_row(row))
+            raw.execute(
+                "UPDATE events SET text = '', content_hash = '', truncated = 0, folded = '', "
+                "store = %s WHERE session_id = %s AND seq = %s",
+                (gone.store, *key),
+            )
+            raw.execute(
+                "DELETE FROM archive WHERE session_id = %s AND ref = %s",
+                (session_id, f"seq:{seq}"),
+            )
+        return gone
+
     def get_archive(self, session_id: str, ref: str) -> ArchiveEntry | None:
         with self._db.guarded("get archive") as raw:
             row = raw.execute(

@@ -158,6 +158,26 @@ class PostgresMemoryStore(EventsMixin, RecordsMixin, AdminMixin, ImportMixin):
             )
         return updated
 
+    def forget_item(self, item_id: str, event: MemoryEvent) -> MemoryItem:
+        with self._db.transaction(), self._db.guarded("forget item") as raw:
+            row = raw.execute(
+                "SELECT * FROM memory_items WHERE id = %s FOR UPDATE", (item_id,)
+            ).fetchone()
+            if row is None:
+                raise StoreNotFoundError(f"no memory item {item_id}")
+            at = event.at or utc_now_iso()
+            gone = records.erase_item(rows.item_from_row(row), at)
+            raw.execute(
+                "UPDATE memory_items SET content = '', content_hash = '', conditions_json = '[]', "
+                "scope_json = '{}', numbers_json = '[]', folded = '', status = %s, "
+                "updated_at = %s WHERE id = %s",
+                (gone.status, at, item_id),
+            )
+            self._append_memory_event(
+                raw, replace(event, memory_id=item_id, session_id=gone.session_id, at=at)
+            )
+        return gone
+
     @staticmethod
     def _append_memory_event(raw: psycopg.Connection[dict[str, Any]], event: MemoryEvent) -> None:
         raw.execute(
@@ -174,10 +194,19 @@ class PostgresMemoryStore(EventsMixin, RecordsMixin, AdminMixin, ImportMixin):
         )
 
     def list_memory_events(
-        self, *, memory_id: str | None = None, session_id: str | None = None
+        self,
+        *,
+        memory_id: str | None = None,
+        session_id: str | None = None,
+        events: Sequence[str] | None = None,
     ) -> list[MemoryEvent]:
+        if events is not None and not events:
+            return []
         clauses: list[str] = []
         params: list[Any] = []
+        if events is not None:
+            clauses.append("event = ANY(%s)")
+            params.append(list(events))
         if memory_id is not None:
             clauses.append("memory_id = %s")
             params.append(memory_id)

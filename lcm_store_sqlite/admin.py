@@ -131,6 +131,23 @@ class AdminMixin:
                 raw.execute("INSERT INTO memory_fts (memory_fts) VALUES ('rebuild')")
             raw.execute("VACUUM")
 
+    def scrub(self) -> dict[str, Any]:
+        """Wipe erased text from the file: merge each FTS index (an FTS 'delete' only adds a
+        marker; the old tokens stay in their segment until a merge), then checkpoint the WAL
+        into the file and truncate it. With secure_delete on (set by `forget_*`) the freed
+        space is zeroed; tests/store_sqlite/test_forget_bytes.py reads the bytes."""
+        with self._db.guarded("scrub") as raw:
+            raw.execute("PRAGMA secure_delete = ON")
+            with self._db.transaction():
+                for fts in ("events_fts", "memory_fts"):
+                    raw.execute(f"INSERT INTO {fts} ({fts}) VALUES ('optimize')")
+            if self._db.in_memory:
+                return {"checkpoint": "none (in memory)"}
+            busy, _, _ = raw.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        # Busy: another connection reads an older snapshot; its end lets the next checkpoint
+        # finish, and until then the WAL may still hold the erased text.
+        return {"checkpoint": "busy" if busy else "complete"}
+
     def backup(self, path: Path) -> None:
         """Write a consistent copy of the database to `path`."""
         target = sqlite3.connect(str(path))

@@ -93,3 +93,24 @@ class EventsMixin(SearchMixin):
         if row is None:
             return None
         return ArchiveEntry(row["session_id"], row["ref"], row["text"], row["created_at"])
+
+    def forget_event(self, session_id: str, seq: int) -> Event | None:
+        with self._db.guarded("forget event") as raw:
+            raw.execute("PRAGMA secure_delete = ON")
+        with self._db.transaction(), self._db.guarded("forget event") as raw:
+            row = raw.execute(
+                "SELECT * FROM events WHERE session_id = ? AND seq = ?", (session_id, seq)
+            ).fetchone()
+            if row is None:
+                return None
+            gone = records.erase_event(rows.event_from_row(row))
+            # The FTS update trigger removes the old text's index entries.
+            raw.execute(
+                "UPDATE events SET text = '', content_hash = '', truncated = 0, store = ? "
+                "WHERE session_id = ? AND seq = ?",
+                (gone.store, session_id, seq),
+            )
+            raw.execute(
+                "DELETE FROM archive WHERE session_id = ? AND ref = ?", (session_id, f"seq:{seq}")
+            )
+        return gone

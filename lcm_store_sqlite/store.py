@@ -118,6 +118,27 @@ class SQLiteMemoryStore(EventsMixin, RecordsMixin, AdminMixin, ImportMixin, SqlR
             )
         return updated
 
+    def forget_item(self, item_id: str, event: MemoryEvent) -> MemoryItem:
+        with self._db.guarded("forget item") as raw:
+            # Freed cells and pages are zeroed, so erased text leaves no copy in free space.
+            raw.execute("PRAGMA secure_delete = ON")
+        with self._db.transaction(), self._db.guarded("forget item") as raw:
+            row = raw.execute("SELECT * FROM memory_items WHERE id = ?", (item_id,)).fetchone()
+            if row is None:
+                raise StoreNotFoundError(f"no memory item {item_id}")
+            at = event.at or utc_now_iso()
+            gone = records.erase_item(rows.item_from_row(row), at)
+            # The FTS update trigger removes the old content's index entries.
+            raw.execute(
+                "UPDATE memory_items SET content = '', content_hash = '', conditions_json = '[]', "
+                "scope_json = '{}', numbers_json = '[]', status = ?, updated_at = ? WHERE id = ?",
+                (gone.status, at, item_id),
+            )
+            self._append_memory_event(
+                raw, replace(event, memory_id=item_id, session_id=gone.session_id, at=at)
+            )
+        return gone
+
     @staticmethod
     def _append_memory_event(raw: sqlite3.Connection, event: MemoryEvent) -> None:
         raw.execute(

@@ -27,6 +27,7 @@ from lcm_adapter.views import (
     status_data,
 )
 from lcm_core import usecases
+from lcm_core.reports.diagnostics import EVENT_LABEL
 
 SEARCH_LIMIT: Final = 10
 # A long query (a pasted paragraph) is shown clipped in the heading; --json keeps it whole.
@@ -143,18 +144,47 @@ def _render_explain(data: dict[str, Any]) -> str:
 
 @click.command()
 @click.argument("item_id", metavar="ID")
+@click.option(
+    "--session",
+    "session",
+    metavar="ID",
+    help="The session of an event label `seq:N` (default: the most recent session).",
+)
 @json_option
 @click.pass_context
-def inspect(ctx: click.Context, item_id: str, as_json: bool) -> None:
-    """One memory item, rule or skill: sources, links, lifecycle, overrides, versions."""
+def inspect(ctx: click.Context, item_id: str, session: str | None, as_json: bool) -> None:
+    """One memory item, event (`seq:N`), rule or skill: sources, links, lifecycle, versions."""
+    is_event = EVENT_LABEL.match(item_id.strip().strip("[]")) is not None
     with opened_store(ctx) as store:
-        data = inspect_data(store, item_id)
+        session_id = resolve_session(store, session) if is_event else None
+        data = inspect_data(store, item_id, session_id)
+    if data is None and is_event:
+        fail(f"no event {item_id!r} in session {session_id!r}")
     if data is None:
         fail(f"no memory item, rule or skill {item_id!r} (find ids with `lcm search`)")
     emit(as_json, data, _render_inspect)
 
 
+def _render_event(data: dict[str, Any]) -> str:
+    event = data["event"]
+    rows = [
+        ("event", f"seq:{event['seq']} of session {event['session_id']}"),
+        ("type", f"{event['type']} ({event['role'] or '-'}, {event['source_kind'] or '-'})"),
+        ("time", event["time"] or "-"),
+        ("store", event["store"]),
+        ("text", "(forgotten)" if event["store"] == "forgotten" else data["event_text"]),
+    ]
+    items = render.table(
+        ("item", "kind", "status", "content"),
+        ((i["id"], i["kind"], i["status"], _clip(i["content"], 120)) for i in data["derived"]),
+        title="items citing it",
+    )
+    return render.to_text(render.pairs(rows), items)
+
+
 def _render_inspect(data: dict[str, Any]) -> str:
+    if data["kind"] == "event":
+        return _render_event(data)
     if data["kind"] == "rule":
         rule = data["effective"]
         rows = [

@@ -481,8 +481,8 @@ export function apply(ctx, config = {}) {
       apply(sub) {
         sub.commands.register({
           name: 'memory',
-          description: 'Long-conversation memory: status, explain, inspect, search, export, purge',
-          input: { hint: 'status | explain | inspect <id> | search <words> | export [file] | purge [--yes]' },
+          description: 'Long-conversation memory: status, explain, inspect, search, export, purge, forget, remember, pin',
+          input: { hint: 'status | explain | inspect <id|seq:N> | search <words> | export [file] | purge [--yes] | forget <id>|--event <seq> [reason] | remember [--kind K] <text> | pin <id> | unpin <id>' },
           handler: async ({ agent, rawInput, signal }) => {
             const sessionId = sessionIdOf(agent)
             if (!sessionId) return { kind: 'error', text: 'memory: no session' }

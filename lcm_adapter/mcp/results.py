@@ -29,7 +29,7 @@ class InspectResult(BaseModel):
 
     model_config = _OPEN
     ref: str
-    kind: str = Field(description="'item', 'rule' or 'skill'.")
+    kind: str = Field(description="'item', 'event', 'rule' or 'skill'.")
 
 
 class ExplainResult(BaseModel):
@@ -61,3 +61,28 @@ class AssembleResult(BaseModel):
     injected: bool
     text: str = Field(description="The memory block the next step would get.")
     explain: dict[str, Any] | None
+
+
+class ForgetResult(BaseModel):
+    """`memory_forget`: what was erased and what was left alone."""
+
+    model_config = _OPEN
+    session_id: str
+    items: list[str] = Field(description="Item ids now tombstones (status 'forgotten').")
+    events: list[int] = Field(description="Seqs of the events whose text was erased.")
+    still_superseded: list[str] = Field(
+        description="Items the forgotten one had replaced: they stay superseded, not current."
+    )
+    already_forgotten: bool
+    scrub: dict[str, Any] = Field(description="{checkpoint: complete|busy|...} for the file.")
+
+
+class RememberResult(BaseModel):
+    """`memory_remember`: the item stored (or the one already holding the text)."""
+
+    model_config = _OPEN
+    created: bool
+    seq: int | None = Field(description="The manual source event's seq (negative), if new.")
+    item: dict[str, Any] = Field(
+        description="{id, session, kind, evidence_type, content, source_refs}"
+    )

@@ -1,15 +1,16 @@
 """`lcm mcp`: memory as MCP tools over stdio (the `mcp` extra).
 
 Tools (each returns a structured result with an output schema, and the same object as JSON
-text for older clients; the keys are those of the CLI's `--json` output; all five only read,
-and say so with `readOnlyHint`):
+text for older clients; the keys are those of the CLI's `--json` output; the five read tools
+say so with `readOnlyHint`, the two that write say what they change):
 
 - `memory_search {query, session?, limit?, scope?}` -> `{session, scope, query, terms,
   items[], events[]}`; an item is `{id, session, kind, evidence_type, status, score,
   content, source_refs}`, an event `{session, seq, type, role, source_kind, score, text}`;
   `scope` is `session`, `project` (also the other sessions of its project) or `all`.
-- `memory_inspect {id}` -> `{ref, kind: item|rule|skill, item: {item, sources[],
-  lifecycle[], supersedes[], superseded_by}, rule, override, effective, skill, versions[]}`.
+- `memory_inspect {id, session?}` -> `{ref, kind: item|event|rule|skill, item: {item,
+  sources[], lifecycle[], supersedes[], superseded_by}, event, event_text, derived[], rule,
+  override, effective, skill, versions[]}`; `id` may be an event label `seq:N`.
 - `memory_explain {session?}` -> `{session_id, assembly, validation, pending_repair}`; an
   assembly is `{id, trigger, turn, step, injected, budget_tokens, used_tokens,
   token_source, sections[{name, title, entries, tokens, refs}], item_ids[],
@@ -20,6 +21,11 @@ and say so with `readOnlyHint`):
 - `memory_assemble {session?, query?, budget?}` -> a dry-run pre-step, nothing logged:
   `{session, injected, text, item_ids, evidence_refs, explain}` (`explain` is an assembly
   as above, without an id).
+- `memory_forget {id, reason?}` (destructive) -> `{session_id, items[], events[],
+  still_superseded[], kept_from_same_events[], task_entries_removed, already_forgotten,
+  scrub}`: the item and its source events' text erased, rows kept as tombstones.
+- `memory_remember {text, kind?, session?}` -> `{created, seq, item: {id, session, kind,
+  evidence_type, content, source_refs}}`: the user's words as a `user_explicit` item.
 
 `session` defaults to the most recent session. The database comes from `--db` or
 `LCM_DB` (DSH's MCP bridge strips `DSH_*` variables, so name it explicitly). Each call
@@ -37,7 +43,9 @@ from pydantic import BaseModel, Field
 from lcm_adapter.mcp.results import (
     AssembleResult,
     ExplainResult,
+    ForgetResult,
     InspectResult,
+    RememberResult,
     SearchResult,
     StatusResult,
 )
@@ -49,7 +57,9 @@ from lcm_adapter.views import (
     search_data,
     status_data,
 )
+from lcm_core import usecases
 from lcm_core.config import Config
+from lcm_core.reports.diagnostics import EVENT_LABEL
 from lcm_core.store.errors import StoreError
 from lcm_core.store.ports import MemoryStore
 from lcm_core.store.registry import open_store
@@ -85,6 +95,19 @@ def _read_only(title: str) -> Any:
         title=title,
         read_only_hint=True,
         destructive_hint=False,
+        idempotent_hint=True,
+        open_world_hint=False,
+    )
+
+
+def _writes(title: str, *, destructive: bool) -> Any:
+    """A writing tool's annotations: what it changes; asking twice changes nothing more."""
+    from mcp.types import ToolAnnotations
+
+    return ToolAnnotations(
+        title=title,
+        read_only_hint=False,
+        destructive_hint=destructive,
         idempotent_hint=True,
         open_world_hint=False,
     )
@@ -131,11 +154,37 @@ class Tools:
             )
         )
 
-    def inspect(self, ref: str) -> dict[str, Any]:
-        found = self._with_store(lambda s: inspect_data(s, ref))
+    def inspect(self, ref: str, session: str | None = None) -> dict[str, Any]:
+        found = self._with_store(
+            lambda s: inspect_data(s, ref, pick_session(s, session) if _is_label(ref) else None)
+        )
         if found is None:
-            raise ValueError(f"no memory item or rule {ref!r}")
+            raise ValueError(f"no memory item, event or rule {ref!r}")
         return found
+
+    def forget(self, ref: str, reason: str = "") -> dict[str, Any]:
+        return self._with_store(lambda s: usecases.forget(s, ref, reason, actor="mcp").to_dict())
+
+    def remember(
+        self, text: str, kind: str | None = None, session: str | None = None
+    ) -> dict[str, Any]:
+        def body(store: MemoryStore) -> dict[str, Any]:
+            found = usecases.remember(store, session or pick_session(store, None), text, kind)
+            item = found.item
+            return {
+                "created": found.created,
+                "seq": found.seq,
+                "item": {
+                    "id": item.id,
+                    "session": item.session_id,
+                    "kind": item.kind,
+                    "evidence_type": item.evidence_type,
+                    "content": item.content,
+                    "source_refs": list(item.source_refs),
+                },
+            }
+
+        return self._with_store(body)
 
     def explain(self, session: str | None = None) -> dict[str, Any]:
         def body(store: MemoryStore) -> dict[str, Any]:
@@ -160,8 +209,12 @@ class Tools:
         )
 
 
+def _is_label(ref: str) -> bool:
+    return EVENT_LABEL.match(ref.strip().strip("[]")) is not None
+
+
 def build_server(db_url: str, config: Config) -> Any:
-    """An MCP server with the five memory tools registered."""
+    """An MCP server with the seven memory tools registered."""
     tools = Tools(db_url, config)
     from mcp.server.mcpserver import MCPServer
 
@@ -202,9 +255,48 @@ def build_server(db_url: str, config: Config) -> Any:
         "supersedes[], superseded_by}, rule, override, effective, skill, versions[]}.",
     )
     def memory_inspect(
-        id: Annotated[str, Field(description="A memory item id (mem_...) or a rule id.")],
+        id: Annotated[
+            str, Field(description="A memory item id (mem_...), an event label seq:N or a rule id.")
+        ],
+        session: Session = None,
     ) -> InspectResult:
-        return _answer(InspectResult, lambda: tools.inspect(id))
+        return _answer(InspectResult, lambda: tools.inspect(id, session))
+
+    @server.tool(
+        name="memory_forget",
+        title="Forget a memory item",
+        annotations=_writes("Forget a memory item", destructive=True),
+        structured_output=True,
+        description="Erase a memory item and the text of the events it came from; the rows "
+        "stay as tombstones (id, seq, type, who/when/why), so it never returns in a search, "
+        "a block or an export. The item it had replaced stays superseded. Returns "
+        "{session_id, items[], events[], still_superseded[], kept_from_same_events[], "
+        "task_entries_removed, already_forgotten, scrub}.",
+    )
+    def memory_forget(
+        id: Annotated[str, Field(description="The memory item id (mem_...) to forget.")],
+        reason: Annotated[str, Field(description="Why, kept on the tombstone.")] = "",
+    ) -> ForgetResult:
+        return _answer(ForgetResult, lambda: tools.forget(id, reason))
+
+    @server.tool(
+        name="memory_remember",
+        title="Remember a text",
+        annotations=_writes("Remember a text", destructive=False),
+        structured_output=True,
+        description="Store the user's own words as a memory item (evidence user_explicit) "
+        "with a manual source event; the same text again returns the stored item. Returns "
+        "{created, seq, item{id, session, kind, evidence_type, content, source_refs}}.",
+    )
+    def memory_remember(
+        text: Annotated[str, Field(description="What to remember, in any language.")],
+        kind: Annotated[
+            Literal["constraint", "decision", "fact", "preference"] | None,
+            Field(description="What it is (default: guessed from the text)."),
+        ] = None,
+        session: Session = None,
+    ) -> RememberResult:
+        return _answer(RememberResult, lambda: tools.remember(text, kind, session))
 
     @server.tool(
         name="memory_explain",

@@ -7,7 +7,7 @@ the latest compaction may have removed, best first: constraints before decisions
 facts, the user's own word before derived ones, items with numbers or conditions before
 bare ones, then the newest. Assembly places it right after the task state within
 `assembly.residentShare` of the budget, at every step until each entry has been shown
-again by a block still in context.
+again by a block still in context. Items the user pinned (`lcm pin`) lead the set.
 
 Which items count is `lcm_core.extraction.durability.is_durable`, the one predicate.
 With project scope (`memory.scope = project`) the constraints the user set in the other
@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from lcm_core.assembly.compaction import CompactionStatus
+from lcm_core.extraction.control import pinned_ids
 from lcm_core.extraction.durability import DURABLE_EVIDENCE, DURABLE_KINDS, is_durable
 from lcm_core.retrieval.project import durable_of, newest_per_subject, sibling_sessions
 from lcm_core.retrieval.rank import newest_source_seq, source_seqs
@@ -53,7 +54,7 @@ def resident_key(item: MemoryItem) -> tuple[int, int, int, int, str]:
 def resident_items(
     store: MemoryStore, session_id: str, compacted_before: int | None
 ) -> list[MemoryItem]:
-    """The durable items with a source older than `compacted_before`, in resident order.
+    """The pinned items, then the durable items with a source older than `compacted_before`.
 
     An item whose every source came after the latest compaction started is still in the
     host's history, so it is not restated. None (no compaction seen) gives nothing.
@@ -61,12 +62,18 @@ def resident_items(
     if compacted_before is None:
         return []
     items = store.list_items(session_id, statuses=("active",))
+    by_id = {item.id: item for item in items}
+    # Pinned items (`lcm pin`) come first, in the order they were pinned, whatever their kind.
+    pinned = [by_id[item_id] for item_id in pinned_ids(store, session_id) if item_id in by_id]
+    taken = {item.id for item in pinned}
     chosen = [
         item
         for item in items
-        if is_durable(item) and _older_source(source_seqs(item), item, compacted_before)
+        if item.id not in taken
+        and is_durable(item)
+        and _older_source(source_seqs(item), item, compacted_before)
     ]
-    return sorted(chosen, key=resident_key)
+    return [*pinned, *sorted(chosen, key=resident_key)]
 
 
 def project_resident(store: MemoryStore, session_id: str) -> list[MemoryItem]:

@@ -234,6 +234,8 @@ def _insert_or_restate(
 def _restate(
     store: MemoryStore, event: Event, existing: MemoryItem, outcome: Outcome, active: ActiveItems
 ) -> None:
+    if existing.status == "forgotten":
+        return  # a tombstone: what the user erased is not derived again
     replayed = existing.derived_from_seq is not None and existing.derived_from_seq >= event.seq
     if existing.status in ("active", "disputed") or replayed:
         return

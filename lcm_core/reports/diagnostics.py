@@ -9,6 +9,7 @@ event types sorted) so two calls on the same state give the same bytes.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -16,7 +17,7 @@ from typing import Any, Final
 from lcm_core.assembly.compaction import COMPACTION_EVENT_TYPES, CompactionStatus, compaction_status
 from lcm_core.assembly.log import explain as latest_assembly
 from lcm_core.config import Config, budget_tokens
-from lcm_core.retrieval.rank import ItemInspection, inspect_item
+from lcm_core.retrieval.rank import ItemInspection, inspect_item, source_seqs, verbatim_text
 from lcm_core.skills.select import MalformedSkill, apply_override, effective_rules, malformed_skills
 from lcm_core.store.models import (
     ITEM_STATUSES,
@@ -24,6 +25,8 @@ from lcm_core.store.models import (
     RULE_CATEGORIES,
     AssemblyLog,
     Checkpoint,
+    Event,
+    MemoryItem,
     Rule,
     RuleOverride,
     SkillFile,
@@ -142,8 +145,12 @@ class InspectReport:
     """One id resolved: a memory item, a rule with its override, a skill, or nothing."""
 
     ref: str
-    kind: str  # "item", "rule", "skill" or "missing"
+    kind: str  # "item", "event", "rule", "skill" or "missing"
     item: ItemInspection | None = None
+    # An event label (`seq:N` with a session): the event, its verbatim text, its items.
+    event: Event | None = None
+    event_text: str = ""
+    derived: tuple[MemoryItem, ...] = ()
     rule: Rule | None = None
     override: RuleOverride | None = None
     effective: Rule | None = None
@@ -301,8 +308,15 @@ def explain(store: MemoryStore, session_id: str, config: Config | None = None) -
     )
 
 
-def inspect(store: MemoryStore, ref: str) -> InspectReport:
-    """Resolve an id: a memory item (sources, links, lifecycle), a rule id, or a skill name."""
+EVENT_LABEL: Final = re.compile(r"^(?:ev )?seq:(-?\d{1,18})$")
+
+
+def inspect(store: MemoryStore, ref: str, session_id: str | None = None) -> InspectReport:
+    """Resolve an id: a memory item (sources, links, lifecycle), an event label `seq:N` of
+    `session_id` (its text and the items citing it), a rule id, or a skill name."""
+    label = EVENT_LABEL.match(ref.strip().strip("[]"))
+    if label is not None and session_id is not None:
+        return _inspect_event(store, ref, session_id, int(label.group(1)))
     found = inspect_item(store, ref)
     if found is not None:
         return InspectReport(ref=ref, kind="item", item=found)
@@ -326,3 +340,17 @@ def inspect(store: MemoryStore, ref: str) -> InspectReport:
             versions=tuple(store.list_skill_versions(skill.name)),
         )
     return InspectReport(ref=ref, kind="missing")
+
+
+def _inspect_event(store: MemoryStore, ref: str, session_id: str, seq: int) -> InspectReport:
+    event = store.get_event(session_id, seq)
+    if event is None:
+        return InspectReport(ref=ref, kind="missing")
+    derived = tuple(
+        item
+        for item in store.list_items(session_id)
+        if seq in source_seqs(item) or item.derived_from_seq == seq
+    )
+    return InspectReport(
+        ref=ref, kind="event", event=event, event_text=verbatim_text(store, event), derived=derived
+    )

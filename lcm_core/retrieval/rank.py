@@ -54,7 +54,8 @@ SUPERSESSION_PENALTY: Final = 0.2
 EXACT_HITS_CAP: Final = 3
 HARD_LIMIT: Final = 100
 
-_SEQ_REF_RE: Final = lazy_compile(r"^seq:(\d+)$")
+# Negative seqs are the user's own `memory/remember` events (`extraction.control`).
+_SEQ_REF_RE: Final = lazy_compile(r"^seq:(-?\d+)$")
 
 # Ranking features that `retrieval.ablate` (and `lcm bench retrieval --ablate`) can
 # switch off one at a time, so each is measured alone. Name -> what switching it off does.

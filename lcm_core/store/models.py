@@ -21,7 +21,8 @@ EVIDENCE_TYPES: Final = (
     "assistant_proposal",
     "inferred",
 )
-ITEM_STATUSES: Final = ("active", "superseded", "disputed", "retracted")
+# "forgotten" is a tombstone: the user erased the item (`lcm forget`); its row keeps no text.
+ITEM_STATUSES: Final = ("active", "superseded", "disputed", "retracted", "forgotten")
 LIFECYCLE_EVENTS: Final = (
     "created",
     "revised",
@@ -30,8 +31,12 @@ LIFECYCLE_EVENTS: Final = (
     "disputed",
     "reactivated",
     "promoted",
+    "forgotten",
+    "pinned",
+    "unpinned",
 )
-EVENT_STORES: Final = ("host", "archive", "none")
+# "forgotten": the event is a tombstone, its text erased by `lcm forget`.
+EVENT_STORES: Final = ("host", "archive", "none", "forgotten")
 RULE_CATEGORIES: Final = (
     "workflow",
     "constraint",
@@ -132,7 +137,7 @@ GENERATED_ID_TABLES: Final = ("memory_events", "skill_versions", "assembly_logs"
 SCHEMA_VERSION: Final = 3
 MAX_EVENT_TEXT: Final = 20_000
 
-ItemStatus = Literal["active", "superseded", "disputed", "retracted"]
+ItemStatus = Literal["active", "superseded", "disputed", "retracted", "forgotten"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -87,6 +87,11 @@ class EventStore(Protocol):
 
     def get_archive(self, session_id: str, ref: str) -> ArchiveEntry | None: ...
 
+    def forget_event(self, session_id: str, seq: int) -> Event | None:
+        """Erase an event's text (`records.erase_event`), its `seq:N` archive entry and its
+        index entries; the row stays as a tombstone. None for an unknown event."""
+        ...
+
 
 @runtime_checkable
 class ItemStore(Protocol):
@@ -119,10 +124,21 @@ class ItemStore(Protocol):
         """
         ...
 
+    def forget_item(self, item_id: str, event: MemoryEvent) -> MemoryItem:
+        """Make the item its tombstone (`records.erase_item`) and append `event`, at once.
+
+        Its index entries go too. Raises `StoreNotFoundError` for an unknown id.
+        """
+        ...
+
     def list_memory_events(
-        self, *, memory_id: str | None = None, session_id: str | None = None
+        self,
+        *,
+        memory_id: str | None = None,
+        session_id: str | None = None,
+        events: Sequence[str] | None = None,
     ) -> list[MemoryEvent]:
-        """Lifecycle rows in the order they were written."""
+        """Lifecycle rows in the order they were written, of the named `events` if given."""
         ...
 
     def search_items(
@@ -318,6 +334,15 @@ class SupportsVacuum(Protocol):
     """A backend that can give freed space back to the file system."""
 
     def vacuum(self) -> None: ...
+
+
+@runtime_checkable
+class SupportsScrub(Protocol):
+    """A file backend that can wipe erased text from its files (after `forget_*`)."""
+
+    def scrub(self) -> dict[str, Any]:
+        """Drop erased entries from indexes and flush the log into the file; what it did."""
+        ...
 
 
 @runtime_checkable

@@ -153,13 +153,18 @@ def list_items_query(
 
 
 def list_memory_events_query(
-    dialect: Dialect, *, memory_id: str | None = None, session_id: str | None = None
-) -> Query:
-    """The memory-event history in write order, of one item and/or one session."""
+    dialect: Dialect,
+    *,
+    memory_id: str | None = None,
+    session_id: str | None = None,
+    events: Sequence[str] | None = None,
+) -> Query | None:
+    """The memory-event history in write order, of one item, session and event names."""
     where = Where(dialect)
     where.compare("memory_id", memory_id)
     where.compare("session_id", session_id)
-    return _select("memory_events", where, "id")
+    where.among("event", events)
+    return None if where.empty else _select("memory_events", where, "id")
 
 
 def list_rules_query(

@@ -50,7 +50,8 @@ def prepare_event(event: Event, clean: Callable[[str], str] = scrub_surrogates) 
         event,
         text=text,
         truncated=event.truncated or cut,
-        content_hash=event.content_hash or sha256_hex(text),
+        # A tombstone (an import of a forgotten event) keeps its empty hash.
+        content_hash=event.content_hash or ("" if event.store == "forgotten" else sha256_hex(text)),
         ingested_at=event.ingested_at or utc_now_iso(),
     )
 
@@ -82,6 +83,25 @@ def apply_change(current: MemoryItem, change: ItemChange, at: str) -> MemoryItem
         supersedes=current.supersedes if change.supersedes is None else change.supersedes,
         updated_at=at,
     )
+
+
+def erase_item(current: MemoryItem, at: str) -> MemoryItem:
+    """The tombstone of a forgotten item: ids, links and sources kept, every text field empty."""
+    return replace(
+        current,
+        content="",
+        content_hash="",
+        conditions=(),
+        scope={},
+        numbers=(),
+        status="forgotten",
+        updated_at=at,
+    )
+
+
+def erase_event(event: Event) -> Event:
+    """The tombstone of a forgotten event: seq, type, time and ids kept, no text and no hash."""
+    return replace(event, text="", content_hash="", truncated=False, store="forgotten")
 
 
 def event_record(event: Event) -> Record:

@@ -110,9 +110,17 @@ class SqlReads:
         return [rows.item_from_row(row) for row in self._fetch("list items", query)]
 
     def list_memory_events(
-        self, *, memory_id: str | None = None, session_id: str | None = None
+        self,
+        *,
+        memory_id: str | None = None,
+        session_id: str | None = None,
+        events: Sequence[str] | None = None,
     ) -> list[MemoryEvent]:
-        query = list_memory_events_query(self.dialect, memory_id=memory_id, session_id=session_id)
+        query = list_memory_events_query(
+            self.dialect, memory_id=memory_id, session_id=session_id, events=events
+        )
+        if query is None:
+            return []
         return [rows.memory_event_from_row(row) for row in self._fetch("list memory events", query)]
 
     def list_rules(

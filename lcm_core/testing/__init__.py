@@ -27,6 +27,7 @@ pytest.register_assert_rewrite(
     "lcm_core.testing.builders",
     "lcm_core.testing.events",
     "lcm_core.testing.imports",
+    "lcm_core.testing.forget",
     "lcm_core.testing.items",
     "lcm_core.testing.lifecycle",
     "lcm_core.testing.logs",
@@ -49,6 +50,7 @@ from lcm_core.testing.base import (  # noqa: E402
 )
 from lcm_core.testing.events import EventContract  # noqa: E402
 from lcm_core.testing.imports import ImportContract  # noqa: E402
+from lcm_core.testing.forget import ForgetContract  # noqa: E402
 from lcm_core.testing.items import ItemContract  # noqa: E402
 from lcm_core.testing.lifecycle import LifecycleContract  # noqa: E402
 from lcm_core.testing.logs import LogContract  # noqa: E402
@@ -65,6 +67,7 @@ class StoreContractSuite(
     ArchiveContract,
     ItemContract,
     LifecycleContract,
+    ForgetContract,
     SearchContract,
     SearchScoreContract,
     SearchSyntaxContract,
@@ -84,6 +87,7 @@ __all__ = [
     "ArchiveContract",
     "EventContract",
     "ImportContract",
+    "ForgetContract",
     "ItemContract",
     "LifecycleContract",
     "LogContract",

@@ -150,6 +150,16 @@ class InMemoryStore(MemoryImportMixin):
             return None
         return ArchiveEntry(row["session_id"], row["ref"], row["text"], row["created_at"])
 
+    def forget_event(self, session_id: str, seq: int) -> Event | None:
+        row = self._db.get("events", (session_id, seq))
+        if row is None:
+            return None
+        gone = records.erase_event(rows.event_from_row(row))
+        with self._db.transaction():
+            self._db.put("events", (session_id, seq), records.event_record(gone))
+            self._db.drop("archive", (session_id, f"seq:{seq}"))
+        return gone
+
     # --- memory items --------------------------------------------------------------
     def insert_item(self, item: MemoryItem, *, actor: str = "extractor") -> tuple[MemoryItem, bool]:
         item = records.prepare_item(item)
@@ -206,6 +216,19 @@ class InMemoryStore(MemoryImportMixin):
             )
         return updated
 
+    def forget_item(self, item_id: str, event: MemoryEvent) -> MemoryItem:
+        row = self._db.get("memory_items", item_id)
+        if row is None:
+            raise StoreNotFoundError(f"no memory item {item_id}")
+        at = event.at or utc_now_iso()
+        gone = records.erase_item(rows.item_from_row(row), at)
+        with self._db.transaction():
+            self._db.put("memory_items", item_id, records.item_record(gone))
+            self._append_memory_event(
+                replace(event, memory_id=item_id, session_id=gone.session_id, at=at)
+            )
+        return gone
+
     def _active_with_hash(
         self, session_id: str, content_hash: str, other_than: str | None
     ) -> Row | None:
@@ -225,13 +248,18 @@ class InMemoryStore(MemoryImportMixin):
         self._db.put("memory_events", event_id, records.memory_event_record(stored, event_id))
 
     def list_memory_events(
-        self, *, memory_id: str | None = None, session_id: str | None = None
+        self,
+        *,
+        memory_id: str | None = None,
+        session_id: str | None = None,
+        events: Sequence[str] | None = None,
     ) -> list[MemoryEvent]:
         return [
             rows.memory_event_from_row(row)
             for row in sorted(self._db.rows("memory_events"), key=lambda row: row["id"])
             if (memory_id is None or row["memory_id"] == memory_id)
             and (session_id is None or row["session_id"] == session_id)
+            and (events is None or row["event"] in events)
         ]
 
     def search_items(

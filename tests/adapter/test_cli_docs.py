@@ -19,6 +19,8 @@ MCP_TOOLS = (
     "memory_explain",
     "memory_status",
     "memory_assemble",
+    "memory_forget",
+    "memory_remember",
 )
 
 

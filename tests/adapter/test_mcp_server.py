@@ -18,7 +18,15 @@ from mcp.client.stdio import stdio_client
 
 from lcm_adapter.cli.main import cli
 
-TOOLS = {"memory_search", "memory_inspect", "memory_explain", "memory_status", "memory_assemble"}
+READ_TOOLS = {
+    "memory_search",
+    "memory_inspect",
+    "memory_explain",
+    "memory_status",
+    "memory_assemble",
+}
+WRITE_TOOLS = {"memory_forget", "memory_remember"}
+TOOLS = READ_TOOLS | WRITE_TOOLS
 SESSION = "0b6f3c2e-9a41-4d7e-b8c5-1e2f3a4b5c6d"
 
 
@@ -133,8 +141,10 @@ def test_server_describes_itself_and_its_tools_as_clients_expect(db: Path) -> No
     for tool in out["tools"]:
         assert tool.title, tool.name
         hints = tool.annotations
-        assert hints is not None and _get(hints, "read_only_hint", "readOnlyHint") is True
-        assert _get(hints, "destructive_hint", "destructiveHint") is False
+        reads = tool.name in READ_TOOLS
+        assert hints is not None and _get(hints, "read_only_hint", "readOnlyHint") is reads
+        destroys = tool.name == "memory_forget"
+        assert _get(hints, "destructive_hint", "destructiveHint") is destroys
         schema = _get(tool, "output_schema", "outputSchema")
         assert isinstance(schema, dict) and schema["type"] == "object", tool.name
         # A real schema of the result's keys, not `{result: string}` around a JSON text.
@@ -155,3 +165,76 @@ def test_results_are_structured_and_match_the_text(db: Path) -> None:
     assert status["counts"]["events"] > 100 and "config_warnings" in status
     assert search["query"] == "批大小" and search["events"]
     assert json.loads(out["results"][1].content[0].text) == search
+
+
+# --- the two tools that write -------------------------------------------------------
+CTL = "会话-mcp"
+SECRET = "紫檀木-Zanzibar7731"
+
+
+def _data(result: object) -> dict:
+    return _get(result, "structured_content", "structuredContent")
+
+
+@pytest.fixture
+def fresh_db(tmp_path: Path) -> Path:
+    """A session whose second message names a secret, extracted into items."""
+    from lcm_core.config import load_config
+    from lcm_core.extraction.run import run_extraction
+    from lcm_core.store.models import Event
+    from lcm_core.store.registry import open_store
+
+    path = tmp_path / "m.sqlite"
+    store = open_store(str(path))
+    for seq, text in enumerate(
+        ("staging 数据库的端口是 6432。", f"我们决定用 {SECRET} 作为部署代号。")
+    ):
+        store.insert_event(Event(CTL, seq, "user/message", text, role="user", source_kind="user"))
+    run_extraction(store, CTL, load_config({}))
+    store.close()
+    return path
+
+
+def test_forget_over_mcp_then_search_never_finds_it(fresh_db: Path) -> None:
+    """memory_forget erases the item; memory_search and memory_inspect show only a tombstone."""
+    query = {"query": "紫檀木 Zanzibar7731", "session": CTL}
+    (found,) = talk(server(["mcp", "--db", str(fresh_db)]), [("memory_search", query)])["results"]
+    (item,) = [i for i in _data(found)["items"] if SECRET in i["content"]]
+    calls = [
+        ("memory_forget", {"id": item["id"], "reason": "用户要求 user asked"}),
+        ("memory_search", query),
+        ("memory_inspect", {"id": item["id"]}),
+        ("memory_inspect", {"id": "seq:1", "session": CTL}),
+        ("memory_forget", {"id": item["id"]}),
+        ("memory_forget", {"id": "mem_nope"}),
+    ]
+    out = talk(server(["mcp", "--db", str(fresh_db)]), calls)
+    forgot, search, inspected, event, again, missing = out["results"]
+    assert not _is_error(forgot) and _data(forgot)["items"] == [item["id"]]
+    assert _data(forgot)["events"] == [1]
+    assert _data(search)["items"] == [] and _data(search)["events"] == []
+    tomb = _data(inspected)["item"]
+    assert tomb["item"]["status"] == "forgotten" and tomb["item"]["content"] == ""
+    assert tomb["lifecycle"][-1]["actor"] == "mcp"
+    assert _data(event)["kind"] == "event" and _data(event)["event"]["text"] == ""
+    assert _data(again)["already_forgotten"] is True
+    assert _is_error(missing) and "mem_nope" in missing.content[0].text
+    assert SECRET.encode() not in fresh_db.read_bytes()
+
+
+def test_remember_over_mcp_is_found_and_kept_once(fresh_db: Path) -> None:
+    """memory_remember stores a user_explicit item; the same text again stores nothing."""
+    said = "回复时先给结论，再给细节 conclusions first"
+    calls = [
+        ("memory_remember", {"text": said, "kind": "preference", "session": CTL}),
+        ("memory_remember", {"text": said, "session": CTL}),
+        ("memory_search", {"query": "结论 细节 conclusions", "session": CTL}),
+        ("memory_remember", {"text": "   ", "session": CTL}),
+    ]
+    first, second, search, empty = talk(server(["mcp", "--db", str(fresh_db)]), calls)["results"]
+    item = _data(first)["item"]
+    assert _data(first)["created"] and item["evidence_type"] == "user_explicit"
+    assert item["kind"] == "preference" and item["source_refs"] == ["seq:-1"]
+    assert not _data(second)["created"] and _data(second)["item"]["id"] == item["id"]
+    assert item["id"] in [i["id"] for i in _data(search)["items"]]
+    assert _is_error(empty) and "nothing to remember" in empty.content[0].text

@@ -100,3 +100,37 @@ def test_split_input_handles_quotes_and_broken_quotes() -> None:
     """Command input splits like a shell; an unbalanced quote falls back to spaces."""
     assert split_input(' search "deploy window" 预算') == ["search", "deploy window", "预算"]
     assert split_input('search "oops') == ["search", '"oops']
+
+
+def test_remember_pin_and_forget_through_the_memory_command(rt: MemoryRuntime) -> None:
+    """`/memory remember|pin|unpin|forget` and `inspect seq:N`: what DSH's command runs."""
+    said = rt.command_result(
+        SID, split_input("remember --kind constraint 上线前必须通知值班同事 on-call")
+    )
+    assert said.ok and "remembered mem_" in said.text and "(constraint)" in said.text
+    item_id = said.text.split()[1]
+    assert "上线前必须通知值班同事" in rt.command(SID, ["search", "值班同事"])
+    assert "memory/remember" in rt.command(SID, ["inspect", "seq:-1"])
+    assert f"pinned now: {item_id}" in rt.command(SID, ["pin", item_id])
+    assert "was already pinned" in rt.command(SID, ["pin", item_id])
+    assert "pinned now: none" in rt.command(SID, ["unpin", item_id])
+    gone = rt.command_result(SID, split_input(f"forget {item_id} 说错了"))
+    assert gone.ok and f"forgot {item_id}" in gone.text and "seq:-1" in gone.text
+    assert item_id not in rt.command(SID, ["search", "值班同事"])
+    assert "(forgotten)" in rt.command(SID, ["inspect", "seq:-1"])
+    assert "already forgotten" in rt.command(SID, ["forget", item_id])
+    for bad in (["forget"], ["forget", "mem_nope"], ["remember"], ["pin", "mem_nope"]):
+        assert not rt.command_result(SID, bad).ok, bad
+
+
+def test_a_forgotten_message_stays_forgotten_when_the_host_replays_it(rt: MemoryRuntime) -> None:
+    """`/memory forget --event SEQ`, then DSH replays the session to a restarted sidecar:
+    the tombstone keeps its seq, and the message's items do not come back."""
+    before = rt.command(SID, ["search", "deploy", "window"])
+    assert "Friday 18:00" in before
+    gone = rt.command_result(SID, split_input("forget --event 5 用户要求"))
+    assert gone.ok and "seq:5" in gone.text, gone.text
+    rt.on_events(SID, conversation(sample_turns()))
+    assert "(forgotten)" in rt.command(SID, ["inspect", "seq:5"])
+    assert "Friday 18:00" not in rt.command(SID, ["search", "deploy", "window"])
+    assert not rt.command_result(SID, ["forget", "--event", "x"]).ok

@@ -103,7 +103,13 @@ def test_status_reports_counts_cursors_budget_logs_skills_and_malformed_files(
         "sessions", "events", "memory_items", "memory_events", "task_state", "checkpoints",
         "skill_versions", "rules", "assembly_logs", "validation_logs",
     ]  # fmt: skip
-    assert report.items_by_status == {"active": 1, "superseded": 0, "disputed": 0, "retracted": 0}
+    assert report.items_by_status == {
+        "active": 1,
+        "superseded": 0,
+        "disputed": 0,
+        "retracted": 0,
+        "forgotten": 0,
+    }
     assert report.budget_tokens == 3000
     assert report.latest_assembly is not None and report.latest_assembly.used_tokens == 120
     assert [(m.path, m.line) for m in report.skills.malformed] == [

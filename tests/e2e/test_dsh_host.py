@@ -78,6 +78,27 @@ def test_e_memory_status_through_the_command_service(
     assert s.session.id in result["text"]
 
 
+def test_e2_memory_remember_and_forget_through_the_command_service(
+    dsh: Callable[..., DshSession], model: FakeModel, tmp_path: Path
+) -> None:
+    """(e2) `/memory remember ...` in DSH stores the user's item; the sidecar answers."""
+    out = tmp_path / "command.json"
+    said = "上线前必须通知值班同事 on-call"
+    s = dsh(extra_rows=driver_rows(f"/memory remember --kind constraint {said}", 1, out))
+    s.run(CONSTRAINT)
+    wait_for(out.exists, "the driver plugin's command result")
+    result = json.loads(out.read_text(encoding="utf-8"))["result"]
+    assert result["kind"] == "success" and said in result["text"], result
+    item_id = result["text"].split()[1]
+    runtime = s.runtime()
+    try:
+        item = runtime.store.get_item(item_id)
+        assert item is not None and item.evidence_type == "user_explicit"
+        assert runtime.command(s.session.id, ["forget", item_id]).startswith(f"forgot {item_id}")
+    finally:
+        runtime.close()
+
+
 def test_f_a_killed_sidecar_is_restarted_and_memory_returns(
     dsh: Callable[..., DshSession], model: FakeModel
 ) -> None:

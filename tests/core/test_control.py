@@ -1,0 +1,100 @@
+"""Forget, remember and pin in the core, over the in-memory reference store."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from lcm_core import usecases
+from lcm_core.config import load_config
+from lcm_core.extraction.control import ControlError, pinned_ids
+from lcm_core.extraction.reextract import reextract_session
+from lcm_core.extraction.run import run_extraction
+from lcm_core.store.models import TaskState
+from lcm_core.testing.memory_store import InMemoryStore
+
+SAID = "我们决定用 Postgres 16 作为主库"
+
+
+def extract(script: Any) -> None:
+    run_extraction(script.store, script.session_id, load_config({}))
+
+
+def active_with(script: Any, words: str) -> list[str]:
+    return [i.id for i in script.store.list_items(script.session_id) if words in i.content]
+
+
+def test_saying_a_forgotten_thing_again_does_not_bring_it_back(script: Any) -> None:
+    """The tombstone's id stops extraction from deriving the same content from a new message."""
+    script.user(1, SAID + "。")
+    extract(script)
+    (item_id,) = active_with(script, "Postgres 16")
+    usecases.forget(script.store, item_id, "不对")
+    script.user(2, SAID + "。")
+    extract(script)
+    assert active_with(script, "Postgres 16") == []
+    item = script.store.get_item(item_id)
+    assert item is not None and item.status == "forgotten"
+    assert script.store.list_pending(script.session_id) == []
+
+
+def test_reextract_leaves_a_forgotten_item_forgotten(script: Any) -> None:
+    """Re-derivation from the stored events neither revives nor re-adds a forgotten item."""
+    script.user(1, SAID + "。")
+    script.user(2, "staging 数据库的端口是 6432。")
+    extract(script)
+    (item_id,) = active_with(script, "Postgres 16")
+    usecases.forget(script.store, item_id)
+    report = reextract_session(script.store, InMemoryStore(), script.session_id, load_config({}))
+    assert report.added == 0 and report.revived == 0 and report.overrides_kept >= 1
+    assert active_with(script, "Postgres 16") == []
+    assert active_with(script, "6432") != []
+
+
+def test_forget_drops_task_state_entries_quoting_the_text(script: Any) -> None:
+    """A task-state entry that quotes the erased message goes with it; others stay."""
+    script.user(1, SAID + "。")
+    extract(script)
+    script.store.put_task_state(
+        TaskState(script.session_id, goal="迁移数据库", progress=(SAID, "写好了迁移脚本"))
+    )
+    (item_id,) = active_with(script, "Postgres 16")
+    report = usecases.forget(script.store, item_id)
+    state = script.store.get_task_state(script.session_id)
+    assert state is not None and state.progress == ("写好了迁移脚本",)
+    assert state.goal == "迁移数据库" and report.task_entries_removed == 1
+
+
+def test_remember_checks_its_input(script: Any) -> None:
+    script.user(1, "hello")
+    for text, kind in (("   ", None), ("x" * 5000, None), ("好的", "proposal")):
+        with pytest.raises(ControlError):
+            usecases.remember(script.store, script.session_id, text, kind)
+
+
+def test_remembering_a_forgotten_text_gets_a_new_id(script: Any) -> None:
+    """The user may say on purpose what they had forgotten: a new item, the tombstone stays."""
+    first = usecases.remember(script.store, script.session_id, SAID, "decision")
+    usecases.forget(script.store, first.item.id)
+    again = usecases.remember(script.store, script.session_id, SAID, "decision")
+    assert again.created and again.item.id != first.item.id and again.seq == -2
+    gone = script.store.get_item(first.item.id)
+    assert gone is not None and gone.status == "forgotten"
+
+
+def test_pins_keep_their_order_and_refuse_forgotten_items(script: Any) -> None:
+    """Pins are listed earliest first; unpinning removes one; a forgotten item cannot be pinned
+    and leaves the pinned set."""
+    one = usecases.remember(script.store, script.session_id, "每次提交前跑 ruff", "constraint")
+    two = usecases.remember(script.store, script.session_id, "预算不超过3000元", "constraint")
+    usecases.pin(script.store, two.item.id)
+    usecases.pin(script.store, one.item.id)
+    assert pinned_ids(script.store, script.session_id) == [two.item.id, one.item.id]
+    usecases.pin(script.store, two.item.id, pinned=False)
+    usecases.pin(script.store, two.item.id)
+    assert pinned_ids(script.store, script.session_id) == [one.item.id, two.item.id]
+    usecases.forget(script.store, one.item.id)
+    assert pinned_ids(script.store, script.session_id) == [two.item.id]
+    with pytest.raises(ControlError):
+        usecases.pin(script.store, one.item.id)
