@@ -49,8 +49,8 @@ from lcm_core.testing.base import (  # noqa: E402
     require,
 )
 from lcm_core.testing.events import EventContract  # noqa: E402
-from lcm_core.testing.imports import ImportContract  # noqa: E402
 from lcm_core.testing.forget import ForgetContract  # noqa: E402
+from lcm_core.testing.imports import ImportContract  # noqa: E402
 from lcm_core.testing.items import ItemContract  # noqa: E402
 from lcm_core.testing.lifecycle import LifecycleContract  # noqa: E402
 from lcm_core.testing.logs import LogContract  # noqa: E402
@@ -86,8 +86,8 @@ __all__ = [
     "AdminContract",
     "ArchiveContract",
     "EventContract",
-    "ImportContract",
     "ForgetContract",
+    "ImportContract",
     "ItemContract",
     "LifecycleContract",
     "LogContract",
