@@ -11,6 +11,7 @@ in which case the host's summary is trusted to carry them.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -70,12 +71,20 @@ class VisibleText:
 
     def contains_text(self, text: str) -> bool:
         """True when `text` equals a visible message or, if long enough, appears in one."""
-        folded = normalize_text(text).casefold()
+        folded, key = _folded(text)
         if not folded:
             return False
-        if fingerprint(folded) in self._fingerprints:
+        if key in self._fingerprints:
             return True
         return len(folded) >= MIN_SUBSTRING_CHARS and folded in self._joined
 
     def contains_event(self, event: Event) -> bool:
         return self.contains_text(event.text)
+
+
+@functools.lru_cache(maxsize=16_384)
+def _folded(text: str) -> tuple[str, str]:
+    """A stored text as compared with the screen: normalised and case-folded, and its
+    fingerprint. Cached: the same stored turns are checked step after step."""
+    folded = normalize_text(text).casefold()
+    return folded, fingerprint(folded) if folded else ""

@@ -27,6 +27,7 @@ says nothing the step does not, as when the same chatter or question comes back.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
@@ -141,10 +142,16 @@ def _not_type_reason(event: Event) -> str:
 
 def echoes(text: str, signals: QuerySignals) -> bool:
     """True when nearly every term of `text` is also a term of the step's own text."""
-    terms = set(tokenize(normalize_text(text), MAX_QUERY_TOKENS))
+    terms = _echo_terms(text)
     if len(terms) < ECHO_MIN_TERMS or not signals.tokens:
         return False
     return len(terms & set(signals.tokens)) >= ECHO_SHARE * len(terms)
+
+
+@functools.lru_cache(maxsize=16_384)
+def _echo_terms(text: str) -> frozenset[str]:
+    """A stored turn's distinct terms (cached: the same turns come back step after step)."""
+    return frozenset(tokenize(normalize_text(text), MAX_QUERY_TOKENS))
 
 
 def _historical_sources(store: MemoryStore, session_id: str) -> dict[int, tuple[str, str]]:

@@ -7,7 +7,8 @@ a backend hands over anything indexable by column name (a `sqlite3.Row`, a dict)
 from __future__ import annotations
 
 import json
-from typing import Any, Protocol
+from collections.abc import Callable, Iterable
+from typing import Any, Generic, Protocol, TypeVar
 
 from lcm_core.store.models import (
     AssemblyLog,
@@ -30,6 +31,38 @@ class Row(Protocol):
     """A stored row, read by column name."""
 
     def __getitem__(self, key: str, /) -> Any: ...
+
+
+T = TypeVar("T")
+
+
+class RowMemo(Generic[T]):
+    """Conversions of rows already seen, keyed by the row's values in column order.
+
+    A pre-step reads the same turns and items step after step; building a dataclass
+    from a row (by-name lookups, JSON columns) costs more than reading it. The key is
+    every value of the row, so a changed row (a new status, an edited text) is a new
+    key and is converted afresh: nothing stale can come back. One memo serves one
+    query shape (the same columns in the same order), so equal keys mean equal rows.
+    The returned objects are shared: treat them as read-only (they are frozen).
+    """
+
+    def __init__(self, convert: Callable[[Row], T], size: int = 20_000) -> None:
+        self._convert, self._size = convert, size
+        self._seen: dict[tuple[Any, ...], T] = {}
+
+    def __call__(self, row: Row, values: Iterable[Any]) -> T:
+        """The converted `row`; `values` are its values in column order (the memo's key)."""
+        key = tuple(values)
+        try:
+            found = self._seen.get(key)
+        except TypeError:  # a value that cannot be hashed: convert without the memo
+            return self._convert(row)
+        if found is None:
+            if len(self._seen) >= self._size:
+                self._seen.clear()  # simple bound: the working set refills in one step
+            found = self._seen[key] = self._convert(row)
+        return found
 
 
 def dumps(value: Any) -> str:

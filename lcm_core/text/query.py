@@ -12,6 +12,8 @@ from what is sent to the store; it still counts nowhere else.
 
 from __future__ import annotations
 
+import functools
+
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -222,8 +224,9 @@ def evidence_terms(signals: QuerySignals) -> tuple[str, ...]:
 
 def exact_hits(content: str, signals: QuerySignals) -> tuple[str, ...]:
     """The exact signals `content` contains; numbers must match a whole number."""
-    folded = content.casefold()
-    content_numbers = set(numbers_in(content))
+    if not (signals.phrases or signals.paths or signals.exact_terms or signals.numbers):
+        return ()
+    folded, content_numbers = _content_view(content)
     hits: list[str] = []
     wanted_numbers = {value.casefold() for value in signals.numbers}
     for signal in signals.exact_signals():
@@ -234,3 +237,9 @@ def exact_hits(content: str, signals: QuerySignals) -> tuple[str, ...]:
         elif key in folded:
             hits.append(signal)
     return tuple(hits)
+
+
+@functools.lru_cache(maxsize=16_384)
+def _content_view(content: str) -> tuple[str, frozenset[str]]:
+    """A stored text case-folded and its numbers (cached: the same turns come back)."""
+    return content.casefold(), frozenset(numbers_in(content))
