@@ -50,9 +50,7 @@ class SQLiteMemoryStore(EventsMixin, RecordsMixin, AdminMixin, SqlReads):
         self._event_memos = {
             shape: rows.RowMemo(rows.event_from_row) for shape in ("search", "all")
         }
-        self._item_memos = {
-            shape: rows.RowMemo(rows.item_from_row) for shape in ("search", "all")
-        }
+        self._item_memos = {shape: rows.RowMemo(rows.item_from_row) for shape in ("search", "all")}
         self.url = store_url("sqlite", ":memory:" if self._db.in_memory else location)
         self.path: Path | None = None if self._db.in_memory else Path(location)
 

@@ -13,7 +13,6 @@ from what is sent to the store; it still counts nowhere else.
 from __future__ import annotations
 
 import functools
-
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass

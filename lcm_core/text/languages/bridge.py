@@ -8,8 +8,8 @@ budget?" finds `预算不超过3000元`, and "端口是多少" finds "use port 8
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Final
 
 from lcm_core.text.tokens import CJK_RE
