@@ -227,15 +227,27 @@ def exact_hits(content: str, signals: QuerySignals) -> tuple[str, ...]:
         return ()
     folded, content_numbers = _content_view(content)
     hits: list[str] = []
-    wanted_numbers = {value.casefold() for value in signals.numbers}
-    for signal in signals.exact_signals():
-        key = signal.casefold()
-        if key in wanted_numbers:
-            if canonical_number(signal) in content_numbers:
+    for signal, key, number in _exact_plan(signals):
+        if number is not None:
+            if number in content_numbers:
                 hits.append(signal)
         elif key in folded:
             hits.append(signal)
     return tuple(hits)
+
+
+@functools.lru_cache(maxsize=32)
+def _exact_plan(signals: QuerySignals) -> tuple[tuple[str, str, str | None], ...]:
+    """Per exact signal: itself, its folded form, and its canonical number (None for text).
+
+    Worked out once per query: `exact_hits` runs for every candidate of a step.
+    """
+    wanted_numbers = {value.casefold() for value in signals.numbers}
+    plan = []
+    for signal in signals.exact_signals():
+        key = signal.casefold()
+        plan.append((signal, key, canonical_number(signal) if key in wanted_numbers else None))
+    return tuple(plan)
 
 
 @functools.lru_cache(maxsize=16_384)

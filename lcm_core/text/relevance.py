@@ -136,11 +136,17 @@ class Corpus:
     rows: int
     document_frequency: Mapping[str, int]
     average_length: float
+    # idf per token, filled as asked: a query scores hundreds of texts with few terms.
+    _idf: dict[str, float] = field(default_factory=dict, compare=False, repr=False)
 
     def idf(self, token: str) -> float:
+        known = self._idf.get(token)
+        if known is not None:
+            return known
         having = self.document_frequency.get(token, 0)
         rows = max(self.rows, MIN_SCOPE_ROWS, having)
-        return max(IDF_FLOOR, math.log((rows - having + 0.5) / (having + 0.5)))
+        value = self._idf[token] = max(IDF_FLOOR, math.log((rows - having + 0.5) / (having + 0.5)))
+        return value
 
 
 def corpus_of(token_lists: Iterable[Sequence[str]], rows: int, terms: QueryTerms) -> Corpus:
