@@ -55,15 +55,18 @@ class VisibleText:
 
     def __init__(self, messages: Iterable[StepMessage], *, trust_generated: bool = False) -> None:
         texts: list[str] = []
+        keys: set[str] = set()
         for message in messages:
             if message.source_kind == OWN_SOURCE_KIND:
                 continue  # our own block restates memory; it must not hide that memory
             if message.generated and not trust_generated:
                 continue
-            text = normalize_text(message.text).casefold()
+            # The host's surface repeats its messages step after step: folded once each.
+            text, key = _folded(message.text)
             if text:
                 texts.append(text)
-        self._fingerprints = frozenset(fingerprint(t) for t in texts)
+                keys.add(key)
+        self._fingerprints = frozenset(keys)
         self._joined = "\n\u0000\n".join(texts)
 
     def __bool__(self) -> bool:
