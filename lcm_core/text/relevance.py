@@ -167,13 +167,20 @@ def bm25(tokens: Sequence[str], terms: QueryTerms, corpus: Corpus) -> float:
     """Okapi BM25 of one text's tokens for the weighted query terms."""
     if not tokens or terms.empty:
         return 0.0
-    counts = Counter(t for t in tokens if t in terms.weights)
+    weights = terms.weights
+    # The text's term frequencies in first-seen order (what Counter gives), kept per text.
+    counts = [(t, tf) for t, tf in _term_counts(tuple(tokens)).items() if t in weights]
     if not counts:
         return 0.0
     norm = K1 * (1.0 - B + B * len(tokens) / corpus.average_length)
-    return sum(
-        terms.weights[t] * corpus.idf(t) * tf * (K1 + 1.0) / (tf + norm) for t, tf in counts.items()
-    )
+    return sum(weights[t] * corpus.idf(t) * tf * (K1 + 1.0) / (tf + norm) for t, tf in counts)
+
+
+@functools.lru_cache(maxsize=50_000)
+def _term_counts(tokens: tuple[str, ...]) -> dict[str, int]:
+    """Each token's count, in first-seen order. Cached: a sidecar scores the same turns
+    step after step. Read-only for callers."""
+    return dict(Counter(tokens))
 
 
 def saturation(count: int) -> float:
