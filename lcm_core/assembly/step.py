@@ -11,14 +11,13 @@ in which case the host's summary is trusted to carry them.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from lcm_core.capture.events import is_generated_kind
 from lcm_core.store.models import Event
-from lcm_core.text.tokens import fingerprint, normalize_text
+from lcm_core.text.tokens import fingerprint, normalize_text, per_text_cache
 
 OWN_SOURCE_KIND: Final = "long-conversation-memory"
 # Below this length a stored text counts as visible only when a message equals it;
@@ -85,7 +84,7 @@ class VisibleText:
         return self.contains_text(event.text)
 
 
-@functools.lru_cache(maxsize=16_384)
+@per_text_cache(maxsize=16_384)
 def _folded(text: str) -> tuple[str, str]:
     """A stored text as compared with the screen: normalised and case-folded, and its
     fingerprint. Cached: the same stored turns are checked step after step."""

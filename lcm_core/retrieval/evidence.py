@@ -27,7 +27,6 @@ says nothing the step does not, as when the same chatter or question comes back.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
@@ -57,7 +56,7 @@ from lcm_core.store.models import Event, MemoryItem
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.query import QuerySignals, evidence_terms, exact_hits
 from lcm_core.text.relevance import bm25, relevance_tokens
-from lcm_core.text.tokens import MAX_QUERY_TOKENS, normalize_text, tokenize
+from lcm_core.text.tokens import MAX_QUERY_TOKENS, normalize_text, per_text_cache, tokenize
 
 # Event types whose rows are searched for exact matches besides the quotable ones, so
 # that explain can say why a matching tool result was not quoted. Chunks are left out:
@@ -168,7 +167,7 @@ def echoes(text: str, signals: QuerySignals) -> bool:
     return len(terms & set(signals.tokens)) >= ECHO_SHARE * len(terms)
 
 
-@functools.lru_cache(maxsize=16_384)
+@per_text_cache(maxsize=16_384)
 def _echo_terms(text: str) -> frozenset[str]:
     """A stored turn's distinct terms (cached: the same turns come back step after step)."""
     return frozenset(tokenize(normalize_text(text), MAX_QUERY_TOKENS))

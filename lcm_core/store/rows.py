@@ -47,9 +47,12 @@ class RowMemo(Generic[T]):
     The returned objects are shared: treat them as read-only (they are frozen).
     """
 
-    def __init__(self, convert: Callable[[Row], T], size: int = 20_000) -> None:
-        self._convert, self._size = convert, size
+    def __init__(
+        self, convert: Callable[[Row], T], size: int = 20_000, chars: int = 16_000_000
+    ) -> None:
+        self._convert, self._size, self._chars = convert, size, chars
         self._seen: dict[tuple[Any, ...], T] = {}
+        self._held = 0  # characters of text the memo keeps alive
 
     def __call__(self, row: Row, values: Iterable[Any]) -> T:
         """The converted `row`; `values` are its values in column order (the memo's key)."""
@@ -59,9 +62,15 @@ class RowMemo(Generic[T]):
         except TypeError:  # a value that cannot be hashed: convert without the memo
             return self._convert(row)
         if found is None:
-            if len(self._seen) >= self._size:
-                self._seen.clear()  # simple bound: the working set refills in one step
-            found = self._seen[key] = self._convert(row)
+            found = self._convert(row)
+            size = sum(len(value) for value in key if isinstance(value, str))
+            if len(self._seen) >= self._size or self._held + size > self._chars:
+                # A simple bound on rows and on text (tool output can be large): the
+                # working set refills in one step.
+                self._seen.clear()
+                self._held = 0
+            self._seen[key] = found
+            self._held += size
         return found
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from lcm_core.text.languages import en, zh
-from lcm_core.text.tokens import MAX_QUERY_TOKENS, normalize_text, tokenize
+from lcm_core.text.tokens import MAX_QUERY_TOKENS, normalize_text, per_text_cache, tokenize
 
 # Cap on terms sent to the store in one search: every extra OR branch costs a posting
 # list walk, and past a few dozen terms the ranking no longer changes in practice.
@@ -250,7 +250,7 @@ def _exact_plan(signals: QuerySignals) -> tuple[tuple[str, str, str | None], ...
     return tuple(plan)
 
 
-@functools.lru_cache(maxsize=16_384)
+@per_text_cache(maxsize=16_384)
 def _content_view(content: str) -> tuple[str, frozenset[str]]:
     """A stored text case-folded and its numbers (cached: the same turns come back)."""
     return content.casefold(), frozenset(numbers_in(content))

@@ -20,6 +20,7 @@ from lcm_core.assembly.step import StepMessage
 from lcm_core.store.models import ItemChange, MemoryItem
 from lcm_core.store.rows import RowMemo
 from lcm_core.testing.builders import lifecycle
+from lcm_core.text.tokens import CACHED_TEXT_CHARS, per_text_cache
 from lcm_store_sqlite import SQLiteMemoryStore
 
 S = "sess"
@@ -180,3 +181,28 @@ def test_events_rewritten_under_the_same_seqs_are_read_as_written(
     assert store.get_events(S, [2])[0].text == "搬家的预算是8000元"
     assert [h.event.text for h in store.search_events(S, ["预算"])] == ["搬家的预算是8000元"]
     assert [e.text for e in store.list_events(S)] == ["搬家的预算是8000元"]
+
+
+def test_row_memo_holds_a_bounded_amount_of_text() -> None:
+    calls: list[Any] = []
+    memo = RowMemo(lambda row: calls.append(row) or row["text"], chars=30)
+    short, long = {"text": "预算3000元"}, {"text": "工具输出 " * 10}
+    memo(short, short.values())
+    memo(long, long.values())  # over the budget: what was held is let go first
+    assert memo(long, long.values()) == long["text"] and len(calls) == 2
+    memo(short, short.values())
+    assert len(calls) == 3
+
+
+def test_per_text_cache_keeps_short_texts_only() -> None:
+    seen: list[str] = []
+
+    @per_text_cache(maxsize=8)
+    def fold(text: str) -> str:
+        seen.append(text)
+        return text.casefold()
+
+    huge = "部署日志 LINE " * (CACHED_TEXT_CHARS // 8)
+    assert fold("Hello 世界") == fold("Hello 世界") == "hello 世界"
+    assert fold(huge) == fold(huge)
+    assert seen == ["Hello 世界", huge, huge]
