@@ -123,6 +123,7 @@ def _purge(runtime: MemoryRuntime, session_id: str, args: list[str]) -> CommandR
         )
     deleted = usecases.purge(runtime.store, session_id)
     runtime.shown.forget(session_id)
+    runtime.surface.forget(session_id)
     return CommandResult(True, f"purged {sum(deleted.values())} rows of session {session_id}")
 
 

@@ -8,6 +8,7 @@ our own events table, which keeps the request small however long the session is.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from lcm_core import usecases
@@ -64,23 +65,72 @@ def event_message(event: Event) -> StepMessage:
     )
 
 
+@dataclass(slots=True)
+class _Seen:
+    """One session's surface events read so far: seq -> message (None: not a message)."""
+
+    newest: int = -1
+    messages: dict[int, StepMessage | None] = field(default_factory=dict)
+
+
+class SurfaceMessages:
+    """The stored events a host's steps show, as messages, each read from the store once.
+
+    A DSH step names every event it still holds (hundreds to thousands of seqs); reading
+    and converting all of them again at every step was the largest part of a pre-step.
+    A stored event never changes, so only seqs not seen before are read. When the
+    session's newest seq goes down the session was purged: what was kept is dropped.
+    """
+
+    def __init__(self) -> None:
+        self._sessions: dict[str, _Seen] = {}
+
+    def read(self, store: MemoryStore, session_id: str, seqs: Sequence[int]) -> list[StepMessage]:
+        """The messages among the stored events `seqs`, in seq order."""
+        seen = self._sessions.setdefault(session_id, _Seen())
+        newest = usecases.newest_seq(store, session_id)
+        newest = -1 if newest is None else newest
+        if newest < seen.newest:
+            seen.messages.clear()
+        seen.newest = newest
+        wanted = sorted(set(seqs))
+        missing = [seq for seq in wanted if seq not in seen.messages]
+        if missing:
+            for event in usecases.step_events(store, session_id, missing):
+                message = event_message(event) if event.type in _MESSAGE_TYPES else None
+                seen.messages[event.seq] = message
+        if len(seen.messages) > 2 * len(wanted) + 1000:  # a compaction shrank the surface
+            seen.messages = {seq: seen.messages[seq] for seq in wanted if seq in seen.messages}
+        found = (seen.messages.get(seq) for seq in wanted)
+        return [message for message in found if message is not None]
+
+    def forget(self, session_id: str) -> None:
+        """Drop what is known of a session (after a purge, say)."""
+        self._sessions.pop(session_id, None)
+
+
 def step_messages(
     store: MemoryStore,
     session_id: str,
     messages: Sequence[Any],
     visible_seqs: Sequence[int] | None,
+    surface: SurfaceMessages | None = None,
 ) -> list[StepMessage]:
     """What the model sees in this step: the visible surface, then the new messages.
 
     Without a surface from the host only the new messages count; assembly then falls
-    back to the newest stored user message for the task text.
+    back to the newest stored user message for the task text. A long-lived runtime
+    passes its `surface` so stored events are read once, not at every step.
     """
     out: list[StepMessage] = []
     if visible_seqs:
         seqs = [s for s in visible_seqs if isinstance(s, int) and not isinstance(s, bool)]
-        for event in usecases.step_events(store, session_id, seqs[-MAX_VISIBLE:]):
-            if event.type in _MESSAGE_TYPES:
-                out.append(event_message(event))
+        if surface is not None:
+            out.extend(surface.read(store, session_id, seqs[-MAX_VISIBLE:]))
+        else:
+            for event in usecases.step_events(store, session_id, seqs[-MAX_VISIBLE:]):
+                if event.type in _MESSAGE_TYPES:
+                    out.append(event_message(event))
     for raw in messages or ():
         converted = host_message(raw)
         if converted is not None:

@@ -93,6 +93,8 @@ class MemoryRuntime:
     shown: ShownItems = field(default_factory=ShownItems)
     # Count the items of injected blocks in the assembly logs as shown too (hooks).
     shown_from_logs: bool = False
+    # The host's surface events as messages, read once each (a DSH step names them all).
+    surface: hostmsg.SurfaceMessages = field(default_factory=hostmsg.SurfaceMessages)
 
     @classmethod
     def open(
@@ -193,7 +195,9 @@ class MemoryRuntime:
         """
         self.stats.pre_steps += 1
         try:
-            step_messages = hostmsg.step_messages(self.store, session_id, messages, visible_seqs)
+            step_messages = hostmsg.step_messages(
+                self.store, session_id, messages, visible_seqs, self.surface
+            )
             result = _call_assembly(
                 self.store,
                 session_id,

@@ -222,6 +222,11 @@ def step_events(store: EventStore, session_id: str, seqs: Sequence[int]) -> list
     return store.get_events(session_id, seqs)
 
 
+def newest_seq(store: EventStore, session_id: str) -> int | None:
+    """The session's newest stored seq (None for a session with no events)."""
+    return store.max_event_seq(session_id)
+
+
 # --- the assembly log ---------------------------------------------------------------------
 def record_assembly(store: LogStore, log: AssemblyLog, config: Config) -> int:
     """Log one assembly attempt, keeping the configured number of rows per session."""

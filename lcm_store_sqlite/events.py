@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lcm_core.clock import utc_now_iso
 from lcm_core.store import records, rows
@@ -25,6 +25,10 @@ class EventsMixin(SearchMixin):
 
     _db: Connection
 
+    def _event(self, row: Any, shape: str) -> Event:
+        """One event row as an `Event` (the store memoises per query shape)."""
+        raise NotImplementedError
+
     # --- events ------------------------------------------------------------------
     def insert_event(self, event: Event) -> bool:
         with self._db.transaction(), self._db.guarded("insert event") as raw:
@@ -45,7 +49,7 @@ class EventsMixin(SearchMixin):
             row = raw.execute(
                 "SELECT * FROM events WHERE session_id = ? AND seq = ?", (session_id, seq)
             ).fetchone()
-        return rows.event_from_row(row) if row else None
+        return self._event(row, "all") if row else None
 
     def get_events(self, session_id: str, seqs: Sequence[int]) -> list[Event]:
         wanted = sorted({int(seq) for seq in seqs})
@@ -55,7 +59,7 @@ class EventsMixin(SearchMixin):
                 chunk = wanted[start : start + 500]
                 marks = ",".join("?" * len(chunk))
                 found.extend(
-                    rows.event_from_row(row)
+                    self._event(row, "all")
                     for row in raw.execute(
                         f"SELECT * FROM events WHERE session_id = ? AND seq IN ({marks}) "
                         "ORDER BY seq",

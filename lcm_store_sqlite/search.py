@@ -184,14 +184,19 @@ class SearchMixin:
             )
             sql = (
                 f"SELECT t.rowid AS _rowid, {select} FROM {table} AS t "
-                f"WHERE ({' OR '.join(clauses)}){where} ORDER BY t.rowid"
+                f"WHERE ({' OR '.join(clauses)}){where}"
             )
             args: list[Any] = [*patterns, *params]
             if limit is not None:
-                sql += " LIMIT ?"
+                sql += " ORDER BY t.rowid LIMIT ?"
                 args.append(limit)
+            # Without a limit the rows are put in rowid order here: asked for in SQL, the
+            # order makes the planner walk the whole table in rowid order instead of the
+            # session's index (6 ms instead of 1.7 in a 10k-event file).
             for row in raw.execute(sql, args):
                 found.setdefault(row[0], row if select == "t.*" else row[1])
+        if limit is None:
+            return dict(sorted(found.items()))
         return found
 
     def _indexed_rows(

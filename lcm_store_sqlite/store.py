@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import Any, cast
 
 from lcm_core.clock import utc_now_iso
 from lcm_core.store import records, rows
 from lcm_core.store.errors import StoreConflictError, StoreNotFoundError
 from lcm_core.store.models import (
+    Event,
     ItemChange,
     MemoryEvent,
     MemoryItem,
@@ -43,8 +46,23 @@ class SQLiteMemoryStore(EventsMixin, RecordsMixin, AdminMixin, ImportMixin, SqlR
         """
         self._db = Connection(str(location))
         self._scan_rows_max = scan_rows_max
+        # Per query shape ("search": rowid and every column; "all": every column), rows
+        # already converted: a pre-step reads the same turns and items again and again.
+        self._event_memos = {
+            shape: rows.RowMemo(rows.event_from_row) for shape in ("search", "all")
+        }
+        self._item_memos = {shape: rows.RowMemo(rows.item_from_row) for shape in ("search", "all")}
         self.url = store_url("sqlite", ":memory:" if self._db.in_memory else location)
         self.path: Path | None = None if self._db.in_memory else Path(location)
+
+    def _event(self, row: Mapping[str, Any], shape: str) -> Event:
+        # A sqlite3.Row iterates over its values, in the query's column order.
+        memo = self._event_memos["search" if shape == "search" else "all"]
+        return memo(row, cast("Iterable[Any]", row))
+
+    def _item(self, row: Mapping[str, Any], shape: str) -> MemoryItem:
+        memo = self._item_memos["search" if shape == "search" else "all"]
+        return memo(row, cast("Iterable[Any]", row))
 
     def __repr__(self) -> str:
         return f"SQLiteMemoryStore({self._db.label!r})"
@@ -85,7 +103,7 @@ class SQLiteMemoryStore(EventsMixin, RecordsMixin, AdminMixin, ImportMixin, SqlR
     def get_item(self, item_id: str) -> MemoryItem | None:
         with self._db.guarded("get item") as raw:
             row = raw.execute("SELECT * FROM memory_items WHERE id = ?", (item_id,)).fetchone()
-        return rows.item_from_row(row) if row else None
+        return self._item(row, "all") if row else None
 
     def update_item(self, item_id: str, change: ItemChange, event: MemoryEvent) -> MemoryItem:
         with self._db.transaction(), self._db.guarded("update item") as raw:

@@ -17,7 +17,7 @@ from typing import Final
 
 from lcm_core.capture.events import is_generated_kind
 from lcm_core.store.models import Event
-from lcm_core.text.tokens import fingerprint, normalize_text
+from lcm_core.text.tokens import fingerprint, normalize_text, per_text_cache
 
 OWN_SOURCE_KIND: Final = "long-conversation-memory"
 # Below this length a stored text counts as visible only when a message equals it;
@@ -56,15 +56,18 @@ class VisibleText:
 
     def __init__(self, messages: Iterable[StepMessage], *, trust_generated: bool = False) -> None:
         texts: list[str] = []
+        keys: set[str] = set()
         for message in messages:
             if message.source_kind == OWN_SOURCE_KIND:
                 continue  # our own block restates memory; it must not hide that memory
             if message.generated and not trust_generated:
                 continue
-            text = normalize_text(message.text).casefold()
+            # The host's surface repeats its messages step after step: folded once each.
+            text, key = _folded(message.text)
             if text:
                 texts.append(text)
-        self._fingerprints = frozenset(fingerprint(t) for t in texts)
+                keys.add(key)
+        self._fingerprints = frozenset(keys)
         self._joined = "\n\u0000\n".join(texts)
 
     def __bool__(self) -> bool:
@@ -72,12 +75,20 @@ class VisibleText:
 
     def contains_text(self, text: str) -> bool:
         """True when `text` equals a visible message or, if long enough, appears in one."""
-        folded = normalize_text(text).casefold()
+        folded, key = _folded(text)
         if not folded:
             return False
-        if fingerprint(folded) in self._fingerprints:
+        if key in self._fingerprints:
             return True
         return len(folded) >= MIN_SUBSTRING_CHARS and folded in self._joined
 
     def contains_event(self, event: Event) -> bool:
         return self.contains_text(event.text)
+
+
+@per_text_cache(maxsize=16_384)
+def _folded(text: str) -> tuple[str, str]:
+    """A stored text as compared with the screen: normalised and case-folded, and its
+    fingerprint. Cached: the same stored turns are checked step after step."""
+    folded = normalize_text(text).casefold()
+    return folded, fingerprint(folded) if folded else ""

@@ -56,7 +56,7 @@ from lcm_core.store.models import Event, MemoryItem
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.query import QuerySignals, evidence_terms, exact_hits
 from lcm_core.text.relevance import bm25, relevance_tokens
-from lcm_core.text.tokens import MAX_QUERY_TOKENS, normalize_text, tokenize
+from lcm_core.text.tokens import MAX_QUERY_TOKENS, normalize_text, per_text_cache, tokenize
 
 # Event types whose rows are searched for exact matches besides the quotable ones, so
 # that explain can say why a matching tool result was not quoted. Chunks are left out:
@@ -133,6 +133,26 @@ def score_event(
     return score * recency_factor(recent, config), recent
 
 
+class _EventScorer:
+    """`score_event` with the factors that do not depend on the event worked out once:
+    a step scores every pooled turn, hundreds of them. Same products, same order."""
+
+    def __init__(self, signals: QuerySignals, config: Config, anchor: int | None) -> None:
+        self.signals, self.config, self.anchor = signals, config, anchor
+        self.prior = prior_factor(None, None, config)
+        self.exact: dict[int, float] = {}
+        self.recency = (recency_factor(False, config), recency_factor(True, config))
+
+    def __call__(self, event: Event, relevance: float) -> tuple[float, bool]:
+        hits = len(exact_hits(event.text, self.signals))
+        factor = self.exact.get(hits)
+        if factor is None:
+            factor = self.exact[hits] = exact_factor(hits, self.config)
+        score = relevance * self.prior * factor
+        recent = is_recent(event.seq, self.anchor, self.config)
+        return score * self.recency[recent], recent
+
+
 def _not_type_reason(event: Event) -> str:
     kind = text_type(event)
     what = event.type if kind == event.type else f"{event.type} from source {event.source_kind}"
@@ -141,10 +161,16 @@ def _not_type_reason(event: Event) -> str:
 
 def echoes(text: str, signals: QuerySignals) -> bool:
     """True when nearly every term of `text` is also a term of the step's own text."""
-    terms = set(tokenize(normalize_text(text), MAX_QUERY_TOKENS))
+    terms = _echo_terms(text)
     if len(terms) < ECHO_MIN_TERMS or not signals.tokens:
         return False
     return len(terms & set(signals.tokens)) >= ECHO_SHARE * len(terms)
+
+
+@per_text_cache(maxsize=16_384)
+def _echo_terms(text: str) -> frozenset[str]:
+    """A stored turn's distinct terms (cached: the same turns come back step after step)."""
+    return frozenset(tokenize(normalize_text(text), MAX_QUERY_TOKENS))
 
 
 def _historical_sources(store: MemoryStore, session_id: str) -> dict[int, tuple[str, str]]:
@@ -249,6 +275,7 @@ def gather_evidence(
             if pooled.relevance > 0.0:
                 searched[seq] = pooled.relevance
                 events.setdefault(seq, pooled.event)
+    scorer = _EventScorer(signals, config, anchor_seq)
     keyed: list[tuple[tuple[float, int, int], _Candidate]] = []
     for index, (seq, item_ids) in enumerate(cited.items()):
         source = _Candidate(seq, events.get(seq), tuple(item_ids), cited_score[seq])
@@ -259,7 +286,7 @@ def gather_evidence(
             if search is None:
                 tokens = relevance_tokens(event.text)
                 search = bm25(tokens, pool.terms, pool.corpus) if pool is not None else 0.0
-            score, recent = score_event(event, search, signals, config, anchor_seq)
+            score, recent = scorer(event, search)
             turn = _Candidate(seq, event, (), score, search, recent)
             keyed.append((turn.key(-seq), turn))
     keyed.sort(key=lambda pair: pair[0])

@@ -225,9 +225,10 @@ class LexicalRetriever:
         episodes: dict[str, float] = {}
         if episode_weight > 0:
             per_term: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+            query_tokens = set(terms.weights)
             for event in events:
                 key = episode_key(event)
-                for token in set(tokens(event.text)) & set(terms.weights):
+                for token in set(tokens(event.text)) & query_tokens:
                     per_term[key][token] += 1
             for key, counts in per_term.items():
                 episodes[key] = sum(

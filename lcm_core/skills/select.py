@@ -28,7 +28,7 @@ from lcm_core.skills.ingest import (
     rule_key,
 )
 from lcm_core.skills.rules import SCOPE_KINDS, scope_note
-from lcm_core.store.models import RULE_CATEGORIES, Rule, RuleOverride
+from lcm_core.store.models import RULE_CATEGORIES, Rule, RuleOverride, SkillFile
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.query import QuerySignals, can_narrow, search_terms
 from lcm_core.text.tokens import glob_match, tokenize
@@ -141,44 +141,59 @@ def apply_override(rule: Rule, override: RuleOverride | None) -> Rule:
     )
 
 
-# Per store object: (revision, rules with overrides applied, names of enabled skills).
-# Only a known revision is cached, so rows written behind this package's back are
-# re-read rather than served stale.
-_SNAPSHOTS: weakref.WeakKeyDictionary[Any, tuple[str, list[Rule], frozenset[str]]] = (
-    weakref.WeakKeyDictionary()
-)
+@dataclass(frozen=True, slots=True)
+class RuleSnapshot:
+    """The stored rule set as a step reads it: rules with overrides, enabled skills, files."""
+
+    rules: list[Rule]
+    enabled: frozenset[str]
+    skill_files: list[SkillFile]
 
 
-def _snapshot(store: MemoryStore) -> tuple[list[Rule], frozenset[str]]:
+# Per store object: (revision, snapshot). Only a known revision is cached, so rows
+# written behind this package's back are re-read rather than served stale.
+_SNAPSHOTS: weakref.WeakKeyDictionary[Any, tuple[str, RuleSnapshot]] = weakref.WeakKeyDictionary()
+
+
+def rule_snapshot(store: MemoryStore) -> RuleSnapshot:
+    """The rule set, read once per revision (every read when no revision is recorded)."""
     revision = store.get_meta(REVISION_META_KEY) or ""
     try:
         cached = _SNAPSHOTS.get(store)
     except TypeError:  # a store that cannot be weakly referenced is simply not cached
         cached = None
     if cached is not None and revision and cached[0] == revision:
-        return cached[1], cached[2]
+        return cached[1]
     overrides = {o.rule_id: o for o in store.list_rule_overrides()}
-    enabled = frozenset(s.name for s in store.list_skill_files() if s.enabled)
+    files = store.list_skill_files()
+    enabled = frozenset(s.name for s in files if s.enabled)
     rules = [apply_override(r, overrides.get(r.id)) for r in store.list_rules()]
+    snapshot = RuleSnapshot(rules, enabled, files)
     if revision:
         with contextlib.suppress(TypeError):
-            _SNAPSHOTS[store] = (revision, rules, enabled)
-    return rules, enabled
+            _SNAPSHOTS[store] = (revision, snapshot)
+    return snapshot
 
 
 def effective_rules(
-    store: MemoryStore, *, skill_name: str | None = None, include_inactive: bool = False
+    store: MemoryStore,
+    *,
+    skill_name: str | None = None,
+    include_inactive: bool = False,
+    snapshot: RuleSnapshot | None = None,
 ) -> list[Rule]:
     """Rules with overrides applied, from enabled skills only unless inactive ones are asked for.
 
-    The rows may come from a cache shared by callers: treat them as read-only.
+    The rows may come from a cache shared by callers: treat them as read-only. A caller
+    that already holds this step's `snapshot` passes it, so the store is read once.
     """
-    rules, enabled = _snapshot(store)
+    snap = snapshot if snapshot is not None else rule_snapshot(store)
+    rules = snap.rules
     if skill_name is not None:
         rules = [r for r in rules if r.skill_name == skill_name]
     if include_inactive:
         return list(rules)
-    return [r for r in rules if r.active and r.skill_name in enabled]
+    return [r for r in rules if r.active and r.skill_name in snap.enabled]
 
 
 # --- what assembly reads ---------------------------------------------------------------
@@ -189,15 +204,18 @@ def _clip(text: str, limit: int = CORE_LINE_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def resident_core(store: MemoryStore, config: Config) -> list[CoreLine]:
+def resident_core(
+    store: MemoryStore, config: Config, *, snapshot: RuleSnapshot | None = None
+) -> list[CoreLine]:
     """Description plus the first workflow rules of each enabled skill, skills by name."""
+    snap = snapshot if snapshot is not None else rule_snapshot(store)
     per_skill = config.skills.core_lines_per_skill
     by_skill: dict[str, list[Rule]] = {}
-    for rule in effective_rules(store):
+    for rule in effective_rules(store, snapshot=snap):
         if rule.category == "workflow":
             by_skill.setdefault(rule.skill_name, []).append(rule)
     lines: list[CoreLine] = []
-    for skill in store.list_skill_files():
+    for skill in snap.skill_files:
         if not skill.enabled:
             continue
         summary = skill.description or skill.when_to_use
@@ -246,6 +264,8 @@ def select_rules(
     paths: Sequence[str] = (),
     config: Config | None = None,
     min_score: float = 1.0,
+    snapshot: RuleSnapshot | None = None,
+    core: Sequence[CoreLine] | None = None,
 ) -> list[SelectedRule]:
     """Rules whose text shares terms with the task (or whose path globs match a task path).
 
@@ -253,13 +273,14 @@ def select_rules(
     so one rule is never injected twice. Best first; ties by skill, line, then key.
     """
     terms = [t.casefold() for t in dict.fromkeys(query_terms) if can_narrow(t)]
-    core_ids = (
-        {line.rule_id for line in resident_core(store, config)} if config is not None else set()
-    )
+    snap = snapshot if snapshot is not None else rule_snapshot(store)
+    if core is None and config is not None:
+        core = resident_core(store, config, snapshot=snap)
+    core_ids = {line.rule_id for line in core} if core is not None else set()
     words_wanted = frozenset(t for t in terms if " " not in t)
     phrases = [t for t in terms if " " in t and len(t) >= 3]
     picked: list[SelectedRule] = []
-    for rule in effective_rules(store):
+    for rule in effective_rules(store, snapshot=snap):
         if rule.id in core_ids:
             continue
         hits = _matched_terms(words_wanted, _rule_terms(rule.text))
@@ -317,13 +338,17 @@ def rule_provider(
 ) -> tuple[list[str], list[Rule]]:
     """Core lines and task-relevant rules for `assembly.assemble(rules=...)`; never raises."""
     try:
-        core = [core_text(line) for line in resident_core(store, config)]
+        snapshot = rule_snapshot(store)  # one read of the rule set for the whole step
+        lines = resident_core(store, config, snapshot=snapshot)
+        core = [core_text(line) for line in lines]
         picked = select_rules(
             store,
             search_terms(signals),
             config.skills.rule_limit,
             paths=signals.paths,
             config=config,
+            snapshot=snapshot,
+            core=lines,
         )
     except Exception:
         # Rules are an aid; a broken rule row must not cost the step its memory block.

@@ -7,7 +7,8 @@ a backend hands over anything indexable by column name (a `sqlite3.Row`, a dict)
 from __future__ import annotations
 
 import json
-from typing import Any, Protocol
+from collections.abc import Callable, Iterable
+from typing import Any, Generic, Protocol, TypeVar
 
 from lcm_core.store.models import (
     AssemblyLog,
@@ -30,6 +31,47 @@ class Row(Protocol):
     """A stored row, read by column name."""
 
     def __getitem__(self, key: str, /) -> Any: ...
+
+
+T = TypeVar("T")
+
+
+class RowMemo(Generic[T]):
+    """Conversions of rows already seen, keyed by the row's values in column order.
+
+    A pre-step reads the same turns and items step after step; building a dataclass
+    from a row (by-name lookups, JSON columns) costs more than reading it. The key is
+    every value of the row, so a changed row (a new status, an edited text) is a new
+    key and is converted afresh: nothing stale can come back. One memo serves one
+    query shape (the same columns in the same order), so equal keys mean equal rows.
+    The returned objects are shared: treat them as read-only (they are frozen).
+    """
+
+    def __init__(
+        self, convert: Callable[[Row], T], size: int = 20_000, chars: int = 16_000_000
+    ) -> None:
+        self._convert, self._size, self._chars = convert, size, chars
+        self._seen: dict[tuple[Any, ...], T] = {}
+        self._held = 0  # characters of text the memo keeps alive
+
+    def __call__(self, row: Row, values: Iterable[Any]) -> T:
+        """The converted `row`; `values` are its values in column order (the memo's key)."""
+        key = tuple(values)
+        try:
+            found = self._seen.get(key)
+        except TypeError:  # a value that cannot be hashed: convert without the memo
+            return self._convert(row)
+        if found is None:
+            found = self._convert(row)
+            size = sum(len(value) for value in key if isinstance(value, str))
+            if len(self._seen) >= self._size or self._held + size > self._chars:
+                # A simple bound on rows and on text (tool output can be large): the
+                # working set refills in one step.
+                self._seen.clear()
+                self._held = 0
+            self._seen[key] = found
+            self._held += size
+        return found
 
 
 def dumps(value: Any) -> str:

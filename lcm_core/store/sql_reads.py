@@ -49,6 +49,14 @@ class SqlReads:
         """Rows of `table` holding any term, scored; `among` maps a column to its allowed values."""
         raise NotImplementedError
 
+    def _event(self, row: Mapping[str, Any], shape: str) -> Event:
+        """One event row as an `Event`; `shape` names the query (a backend may memoise)."""
+        return rows.event_from_row(row)
+
+    def _item(self, row: Mapping[str, Any], shape: str) -> MemoryItem:
+        """One item row as a `MemoryItem`; `shape` names the query (a backend may memoise)."""
+        return rows.item_from_row(row)
+
     def search_events(
         self,
         session_id: str | None,
@@ -60,7 +68,7 @@ class SqlReads:
         if types is not None and not types:
             return []
         scored = self._scored("events", session_id, terms, {"type": types}, limit)
-        hits = [EventHit(rows.event_from_row(row), score) for row, score in scored]
+        hits = [EventHit(self._event(row, "search"), score) for row, score in scored]
         hits.sort(key=lambda hit: (-hit.score, hit.event.session_id, hit.event.seq))
         return hits[: max(0, limit)]
 
@@ -77,7 +85,7 @@ class SqlReads:
         if any(values is not None and not values for values in among.values()):
             return []
         scored = self._scored("memory_items", session_id, terms, among, limit)
-        hits = [ItemHit(rows.item_from_row(row), score) for row, score in scored]
+        hits = [ItemHit(self._item(row, "search"), score) for row, score in scored]
         hits.sort(key=lambda hit: (-hit.score, hit.item.id))
         return hits[: max(0, limit)]
 
@@ -95,7 +103,7 @@ class SqlReads:
         )
         if query is None:
             return []
-        return [rows.event_from_row(row) for row in self._fetch("list events", query)]
+        return [self._event(row, "list") for row in self._fetch("list events", query)]
 
     def list_items(
         self,
@@ -107,7 +115,7 @@ class SqlReads:
         query = list_items_query(self.dialect, session_id, statuses=statuses, kinds=kinds)
         if query is None:
             return []
-        return [rows.item_from_row(row) for row in self._fetch("list items", query)]
+        return [self._item(row, "list") for row in self._fetch("list items", query)]
 
     def list_memory_events(
         self,

@@ -12,13 +12,14 @@ from what is sent to the store; it still counts nowhere else.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
 from lcm_core.text.languages import en, zh
 from lcm_core.text.lazy_regex import lazy_compile
-from lcm_core.text.tokens import MAX_QUERY_TOKENS, normalize_text, tokenize
+from lcm_core.text.tokens import MAX_QUERY_TOKENS, normalize_text, per_text_cache, tokenize
 
 # Cap on terms sent to the store in one search: every extra OR branch costs a posting
 # list walk, and past a few dozen terms the ranking no longer changes in practice.
@@ -222,15 +223,34 @@ def evidence_terms(signals: QuerySignals) -> tuple[str, ...]:
 
 def exact_hits(content: str, signals: QuerySignals) -> tuple[str, ...]:
     """The exact signals `content` contains; numbers must match a whole number."""
-    folded = content.casefold()
-    content_numbers = set(numbers_in(content))
+    if not (signals.phrases or signals.paths or signals.exact_terms or signals.numbers):
+        return ()
+    folded, content_numbers = _content_view(content)
     hits: list[str] = []
-    wanted_numbers = {value.casefold() for value in signals.numbers}
-    for signal in signals.exact_signals():
-        key = signal.casefold()
-        if key in wanted_numbers:
-            if canonical_number(signal) in content_numbers:
+    for signal, key, number in _exact_plan(signals):
+        if number is not None:
+            if number in content_numbers:
                 hits.append(signal)
         elif key in folded:
             hits.append(signal)
     return tuple(hits)
+
+
+@functools.lru_cache(maxsize=32)
+def _exact_plan(signals: QuerySignals) -> tuple[tuple[str, str, str | None], ...]:
+    """Per exact signal: itself, its folded form, and its canonical number (None for text).
+
+    Worked out once per query: `exact_hits` runs for every candidate of a step.
+    """
+    wanted_numbers = {value.casefold() for value in signals.numbers}
+    plan = []
+    for signal in signals.exact_signals():
+        key = signal.casefold()
+        plan.append((signal, key, canonical_number(signal) if key in wanted_numbers else None))
+    return tuple(plan)
+
+
+@per_text_cache(maxsize=16_384)
+def _content_view(content: str) -> tuple[str, frozenset[str]]:
+    """A stored text case-folded and its numbers (cached: the same turns come back)."""
+    return content.casefold(), frozenset(numbers_in(content))

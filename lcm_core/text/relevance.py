@@ -136,11 +136,17 @@ class Corpus:
     rows: int
     document_frequency: Mapping[str, int]
     average_length: float
+    # idf per token, filled as asked: a query scores hundreds of texts with few terms.
+    _idf: dict[str, float] = field(default_factory=dict, compare=False, repr=False)
 
     def idf(self, token: str) -> float:
+        known = self._idf.get(token)
+        if known is not None:
+            return known
         having = self.document_frequency.get(token, 0)
         rows = max(self.rows, MIN_SCOPE_ROWS, having)
-        return max(IDF_FLOOR, math.log((rows - having + 0.5) / (having + 0.5)))
+        value = self._idf[token] = max(IDF_FLOOR, math.log((rows - having + 0.5) / (having + 0.5)))
+        return value
 
 
 def corpus_of(token_lists: Iterable[Sequence[str]], rows: int, terms: QueryTerms) -> Corpus:
@@ -161,13 +167,20 @@ def bm25(tokens: Sequence[str], terms: QueryTerms, corpus: Corpus) -> float:
     """Okapi BM25 of one text's tokens for the weighted query terms."""
     if not tokens or terms.empty:
         return 0.0
-    counts = Counter(t for t in tokens if t in terms.weights)
+    weights = terms.weights
+    # The text's term frequencies in first-seen order (what Counter gives), kept per text.
+    counts = [(t, tf) for t, tf in _term_counts(tuple(tokens)).items() if t in weights]
     if not counts:
         return 0.0
     norm = K1 * (1.0 - B + B * len(tokens) / corpus.average_length)
-    return sum(
-        terms.weights[t] * corpus.idf(t) * tf * (K1 + 1.0) / (tf + norm) for t, tf in counts.items()
-    )
+    return sum(weights[t] * corpus.idf(t) * tf * (K1 + 1.0) / (tf + norm) for t, tf in counts)
+
+
+@functools.lru_cache(maxsize=50_000)
+def _term_counts(tokens: tuple[str, ...]) -> dict[str, int]:
+    """Each token's count, in first-seen order. Cached: a sidecar scores the same turns
+    step after step. Read-only for callers."""
+    return dict(Counter(tokens))
 
 
 def saturation(count: int) -> float:

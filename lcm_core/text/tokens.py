@@ -7,8 +7,8 @@ import hashlib
 import math
 import re
 import unicodedata
-from collections.abc import Sequence
-from typing import Final
+from collections.abc import Callable, Sequence
+from typing import Final, TypeVar
 
 from lcm_core.store.models import MAX_EVENT_TEXT
 from lcm_core.text.lazy_regex import Regex, lazy_compile
@@ -25,6 +25,25 @@ _CONTROL_RE: Final = lazy_compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SPACE_RE: Final = lazy_compile(r"\s+")
 
 MAX_QUERY_TOKENS: Final = 160
+# Texts longer than this are not kept by `per_text_cache` (a tool output can be huge).
+CACHED_TEXT_CHARS: Final = 20_000
+_R = TypeVar("_R")
+
+
+def per_text_cache(maxsize: int) -> Callable[[Callable[[str], _R]], Callable[[str], _R]]:
+    """An LRU cache for a function of one text that keeps only texts up to
+    `CACHED_TEXT_CHARS` long, so a few huge outputs cannot hold memory."""
+
+    def wrap(function: Callable[[str], _R]) -> Callable[[str], _R]:
+        cached = functools.lru_cache(maxsize=maxsize)(function)
+
+        @functools.wraps(function)
+        def call(text: str) -> _R:
+            return cached(text) if len(text) <= CACHED_TEXT_CHARS else function(text)
+
+        return call
+
+    return wrap
 
 
 def normalize_text(value: str) -> str:
