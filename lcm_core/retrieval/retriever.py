@@ -231,8 +231,11 @@ class LexicalRetriever:
                 for token in set(tokens(event.text)) & query_tokens:
                     per_term[key][token] += 1
             for key, counts in per_term.items():
+                # Summed in term order: a set's order changes with the process's hash seed,
+                # and a float sum in another order differs in its last bits.
                 episodes[key] = sum(
-                    terms.weights[t] * corpus.idf(t) * saturation(n) for t, n in counts.items()
+                    terms.weights[t] * corpus.idf(t) * saturation(n)
+                    for t, n in sorted(counts.items())
                 )
         top_episode = max(episodes.values(), default=0.0)
         scored: dict[int, ScoredTurn] = {}
