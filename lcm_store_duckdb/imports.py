@@ -20,7 +20,6 @@ from lcm_store_duckdb.search import fold, trigram_count
 if TYPE_CHECKING:
     from lcm_store_duckdb.connection import Connection
 
-_EQUAL: Final = "IS NOT DISTINCT FROM"
 _BATCH: Final = 1000
 
 
@@ -39,7 +38,7 @@ class ImportMixin:
         return cache[table]
 
     def find_row(self, table: str, match: Mapping[str, Any]) -> dict[str, Any] | None:
-        sql, params = find_row_query(table, match, self._columns(table), mark="?", equal=_EQUAL)
+        sql, params = find_row_query(table, match, self._columns(table), mark="?")
         with self._db.guarded(f"find {table} row") as raw:
             return fetch_dict(raw.execute(sql, list(params)))
 

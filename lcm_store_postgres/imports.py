@@ -20,7 +20,6 @@ from lcm_store_postgres.search import fold
 if TYPE_CHECKING:
     from lcm_store_postgres.connection import Connection
 
-_EQUAL: Final = "IS NOT DISTINCT FROM"
 # The text each searchable table folds into its hidden `folded` column.
 _FOLDED: Final = {"events": "text", "memory_items": "content"}
 
@@ -47,7 +46,7 @@ class ImportMixin:
         return cache[table]
 
     def find_row(self, table: str, match: Mapping[str, Any]) -> dict[str, Any] | None:
-        sql, params = find_row_query(table, match, self._columns(table), mark="%s", equal=_EQUAL)
+        sql, params = find_row_query(table, match, self._columns(table), mark="%s")
         with self._db.guarded(f"find {table} row") as raw:
             row = raw.execute(sql, params).fetchone()
         if row is None:

@@ -32,7 +32,7 @@ class ImportMixin:
         return cache[table]
 
     def find_row(self, table: str, match: Mapping[str, Any]) -> dict[str, Any] | None:
-        sql, params = find_row_query(table, match, self._columns(table), mark="?", equal="IS")
+        sql, params = find_row_query(table, match, self._columns(table), mark="?")
         with self._db.guarded(f"find {table} row") as raw:
             row = raw.execute(sql, params).fetchone()
         return None if row is None else dict(zip(row.keys(), tuple(row), strict=True))

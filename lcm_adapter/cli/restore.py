@@ -10,6 +10,7 @@ import click
 from lcm_adapter.cli.analytics import progress_bar
 from lcm_adapter.cli.base import emit, fail, json_option, opened_store
 from lcm_core.reports.backup import backup_store
+from lcm_core.reports.files import read_manifest
 from lcm_core.reports.importer import import_export
 from lcm_core.store.errors import StoreError
 
@@ -27,7 +28,7 @@ def import_command(ctx: click.Context, path: Path, as_json: bool) -> None:
     """
     with opened_store(ctx, create=True) as store:
         try:
-            with progress_bar({}, "import") as advance:
+            with progress_bar(_expected(path), "import") as advance:
                 result = import_export(store, path, progress=advance)
         except StoreError as exc:
             fail(str(exc))
@@ -46,6 +47,14 @@ def import_command(ctx: click.Context, path: Path, as_json: bool) -> None:
         "rows_skipped": result.rows_skipped,
     }
     emit(as_json, data, _render_import)
+
+
+def _expected(path: Path) -> dict[str, int]:
+    """Rows per table an export folder's manifest announces (for the progress bar); {} else."""
+    try:
+        return read_manifest(path).tables if path.is_dir() else {}
+    except StoreError:
+        return {}  # the import itself reports what is wrong with the folder
 
 
 def _render_import(d: dict[str, Any]) -> str:

@@ -196,6 +196,9 @@ def import_rows(
         raise ExportError(f"{store.url}: this backend cannot import exports")
     merger = _Merger(store)
     with store.transaction():
+        # A table empty when the import starts holds nothing to compare with: its rows go
+        # straight in (a restore into a fresh database makes no lookups at all).
+        merger.fresh = {t for t, n in store.stats().items() if n == 0 and t in TABLES}
         for table in TABLES:
             count = 0
             for number, row in enumerate(rows(table), start=1):
@@ -245,6 +248,7 @@ class _Merger:
         self.skipped: dict[str, int] = {}
         self.renumbered: dict[str, int] = {}
         self.new_ids: dict[Any, Any] = {}  # skill version id in the export -> stored id
+        self.fresh: set[str] = set()  # tables empty when the import began
 
     def take(self, table: str, row: Any, where: str) -> None:
         if not isinstance(row, dict):
@@ -257,6 +261,9 @@ class _Merger:
             self._meta(row)
             return
         row = self._follow(table, row)
+        if table in self.fresh:
+            self._add(table, row)
+            return
         if table in GENERATED_ID_TABLES:
             self._generated(table, row)
             return

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from lcm_core.store.errors import StoreError
-from lcm_core.store.models import EXPORT_ORDER, TABLES
+from lcm_core.store.models import EXPORT_ORDER, ROW_KEYS, TABLES
 from lcm_core.store.queries import Query
 
 
@@ -34,13 +34,22 @@ def _quoted(name: str) -> str:
 
 
 def find_row_query(
-    table: str, match: Mapping[str, Any], columns: Iterable[str], *, mark: str, equal: str
+    table: str, match: Mapping[str, Any], columns: Iterable[str], *, mark: str
 ) -> Query:
-    """The first row (export order) equal to `match`; `equal` is the null-safe `=` (`IS`)."""
+    """The first row (export order) equal to `match`, None matching NULL.
+
+    Plain `=` (and `IS NULL` for None) rather than a null-safe operator: DuckDB serves
+    only `=` from its key index, and a key lookup per imported row must be cheap.
+    """
     names = checked_columns(table, match, columns)
-    where = " AND ".join(f"{_quoted(n)} {equal} {mark}" for n in names) or "TRUE"
-    sql = f"SELECT * FROM {table} WHERE {where} ORDER BY {EXPORT_ORDER[table]} LIMIT 1"
-    return sql, tuple(match[n] for n in names)
+    tests = [
+        f"{_quoted(n)} IS NULL" if match[n] is None else f"{_quoted(n)} = {mark}" for n in names
+    ]
+    where = " AND ".join(tests) or "TRUE"
+    # A key names at most one row; sorting it would cost DuckDB more than the lookup.
+    order = "" if set(names) == set(ROW_KEYS[table]) else f" ORDER BY {EXPORT_ORDER[table]}"
+    sql = f"SELECT * FROM {table} WHERE {where}{order} LIMIT 1"
+    return sql, tuple(match[n] for n in names if match[n] is not None)
 
 
 def insert_row_query(

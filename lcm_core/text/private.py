@@ -19,8 +19,10 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Final
 
+from lcm_core.text.lazy_regex import lazy_compile
+
 PLACEHOLDER: Final = "[private]"
-_TAG: Final = re.compile(r"<\s*(/?)\s*private\s*>", re.IGNORECASE)
+_TAG: Final = lazy_compile(r"<\s*(/?)\s*private\s*>", re.IGNORECASE)
 
 
 def hide_tagged(text: str) -> str:

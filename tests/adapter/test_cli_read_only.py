@@ -34,6 +34,7 @@ READ_COMMANDS = [
     ["rules", "override", "r1", "--inactive"],
     ["purge", "--session", "s", "--yes"],
     ["purge", "--all", "--yes"],
+    ["backup", "OUT"],
 ]
 IDS = [" ".join(c[:2]) for c in READ_COMMANDS]
 

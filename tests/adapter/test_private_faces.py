@@ -157,3 +157,21 @@ def test_a_claude_code_hook_transcript_and_prompt(tmp_path: Path) -> None:
     for secret in SECRETS:
         assert secret not in reply, secret
     assert_private(db, config, tmp_path, session)
+
+
+def test_capture_redact_keeps_secrets_out_only_when_on(tmp_path: Path) -> None:
+    """With `capture.redact` a key in a message is stored as a marker; off (the default) it is kept."""
+    key = "sk-proj-" + "Q7w8E9r0" * 4
+    events = [user(0, f"部署用的密钥是 {key}，端口 8080。"), assistant(1, "Noted.")]
+    log = write_plain(tmp_path / "sessions" / SID / "session.v4.jsonl", SID, events)
+    plain, redacting = tmp_path / "plain.sqlite", tmp_path / "redacted.sqlite"
+    config = tmp_path / "redact.json"
+    config.write_text(json.dumps({"capture": {"redact": True}}), "utf-8")
+    invoke(plain, write_config(tmp_path), "ingest", str(log))
+    invoke(redacting, config, "ingest", str(log))
+    assert key.encode() in plain.read_bytes()
+    for file in tmp_path.glob("redacted.sqlite*"):
+        assert key.encode() not in file.read_bytes(), file.name
+    found = json.loads(invoke(redacting, config, "search", "8080", "--json").stdout)
+    texts = " ".join(e["text"] for e in found["events"])
+    assert "[REDACTED:" in texts and key not in texts
