@@ -239,3 +239,33 @@ def test_backup_of_a_duckdb_store(tmp_path: Path) -> None:
     assert data["tables"]["events"] == SAMPLE_EVENTS
     found = ok("--db", f"duckdb://{copy}", "search", "预算", "--session", SID).stdout
     assert "650" in found
+
+
+def test_a_forgotten_item_stays_forgotten_and_a_pin_stays_through_import(
+    source: Path, tmp_path: Path
+) -> None:
+    """Tombstones and pins travel: the restored database neither shows the forgotten text
+    nor loses the pin, and its export is the same bytes."""
+
+    def items(db: str, query: str) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = json.loads(
+            ok("--db", db, "search", query, "--session", SID, "--json").stdout
+        )["items"]
+        return found
+
+    budget = next(item for item in items(str(source), "预算") if "650" in item["content"])
+    ok("--db", str(source), "forget", budget["id"], "--reason", "说错了")
+    pinned = next(item for item in items(str(source), "Redis") if item["id"] != budget["id"])
+    ok("--db", str(source), "pin", pinned["id"])
+    first, second = tmp_path / "first", tmp_path / "second"
+    ok("--db", str(source), "export", "--format", "jsonl", "--out", str(first))
+    target = str(tmp_path / "restored.sqlite")
+    ok("--db", target, "import", str(first))
+    ok("--db", target, "export", "--format", "jsonl", "--out", str(second))
+    assert tree(second) == tree(first)
+    rows = [json.loads(line) for line in (second / "memory_items.jsonl").open(encoding="utf-8")]
+    tombstone = next(row for row in rows if row["id"] == budget["id"])
+    assert (tombstone["status"], tombstone["content"]) == ("forgotten", "")
+    assert all(item["id"] != budget["id"] for item in items(target, "预算"))
+    again = json.loads(ok("--db", target, "pin", pinned["id"], "--json").stdout)
+    assert again["changed"] is False and pinned["id"] in again["pins"]
