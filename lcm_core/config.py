@@ -41,6 +41,8 @@ DEFAULTS: Final[dict[str, Any]] = {
         "relativeMinScore": 0.2,
         "recencyWindow": 40,
         "evidenceLimit": 40,
+        "neighbourShare": 0.5,
+        "neighbourRadius": 2,
         "ablate": [],
     },
     "assembly": {
@@ -85,6 +87,8 @@ LIMITS: Final[dict[str, Limit]] = {
     "retrieval.relativeMinScore": Limit((int, float), 0.0, 1.0),
     "retrieval.recencyWindow": Limit(int, 0, 100_000),
     "retrieval.evidenceLimit": Limit(int, 0, 100),
+    "retrieval.neighbourShare": Limit((int, float), 0.0, 1.0),
+    "retrieval.neighbourRadius": Limit(int, 0, 5),
     "retrieval.ablate": Limit(list),
     "assembly.softBudgetTokens": Limit(int, 50, 200_000),
     "assembly.minBudgetTokens": Limit(int, 50, 200_000),
@@ -176,6 +180,8 @@ class RetrievalSettings(_Section):
     episode_weight: float
     intent_boost: float
     relative_min_score: float
+    neighbour_share: float
+    neighbour_radius: int
     ablate: tuple[str, ...]
 
 

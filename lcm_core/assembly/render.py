@@ -178,6 +178,8 @@ def evidence_entry(row: EvidenceRow, max_chars: int, words: BlockWords = ZH) -> 
         facts.append(words.turn.format(turn=event.turn))
     if row.item_ids:
         facts.append(words.supports + ", ".join(row.item_ids))
+    if row.neighbour_of is not None:
+        facts.append(words.beside.format(seq=row.neighbour_of))
     if row.matched:
         facts.append(words.exact_match + ", ".join(neutralize(m) for m in row.matched))
     head = f"- [ev seq:{event.seq}] " + " · ".join(facts)

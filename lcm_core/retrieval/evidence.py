@@ -82,6 +82,8 @@ class EvidenceRow:
     score: float = 0.0
     search_score: float = 0.0
     recent: bool = False
+    # The matching turn this one was quoted beside (an evidence cluster), or None.
+    neighbour_of: int | None = None
 
     @property
     def ref(self) -> str:
@@ -100,6 +102,7 @@ class EvidenceRow:
             "items": list(self.item_ids),
             "exact": list(self.matched),
             "recent": self.recent,
+            **({"beside": f"seq:{self.neighbour_of}"} if self.neighbour_of is not None else {}),
         }
 
 
@@ -166,6 +169,7 @@ class _Candidate:
     score: float
     search_score: float = 0.0
     recent: bool = False
+    neighbour_of: int | None = None
 
     def key(self, position: int) -> tuple[float, int, int]:
         """Best score first; an item's source before a raw turn; items' order, newer turns."""
@@ -263,10 +267,64 @@ def gather_evidence(
             turn = _Candidate(seq, event, (), score, search, recent)
             keyed.append((turn.key(-seq), turn))
     keyed.sort(key=lambda pair: pair[0])
-    historical = _historical_sources(store, session_id) if keyed else {}
+    floor = score_floor(pool, config)
+    ordered = with_neighbours(store, session_id, [one for _, one in keyed], config, floor)
+    historical = _historical_sources(store, session_id) if ordered else {}
     walk = _Walk(store, config, signals, is_visible, historical, current_turn, in_history)
-    walk.min_score = score_floor(pool, config)
-    return walk.select([one for _, one in keyed])
+    walk.min_score = floor
+    return walk.select(ordered)
+
+
+def with_neighbours(
+    store: MemoryStore,
+    session_id: str,
+    ordered: Sequence[_Candidate],
+    config: Config,
+    floor: float,
+) -> list[_Candidate]:
+    """The candidates with the turns next to the strong ones, best first.
+
+    Evidence in a conversation clusters: the question a matching answer replies to, the
+    message that goes on with it, a run of short messages on one topic. A quotable turn
+    within `retrieval.neighbourRadius` seqs of a candidate gets `neighbourShare / distance`
+    of that candidate's score when that is more than its own, so it competes on the
+    same scale and under the same floor. Only the first `evidenceLimit` candidates
+    strong enough to lift a neighbour over the floor spread, and their missing
+    neighbours are read in one store call: the work is bounded by the limit, never by
+    the size of the session.
+    """
+    share, radius = config.retrieval.neighbour_share, config.retrieval.neighbour_radius
+    if share <= 0.0 or radius <= 0 or ablated(config, "neighbours"):
+        return list(ordered)
+    strong = [one for one in ordered if one.score * share >= floor]
+    strong = strong[: config.retrieval.evidence_limit]
+    lifted: dict[int, tuple[float, int]] = {}  # seq -> (inherited score, the strong seq)
+    for one in strong:
+        for distance in range(1, radius + 1):
+            score = one.score * share / distance
+            for seq in (one.seq - distance, one.seq + distance):
+                if seq >= 0 and score > lifted.get(seq, (0.0, 0))[0]:
+                    lifted[seq] = (score, one.seq)
+    if not lifted:
+        return list(ordered)
+    known = {one.seq: one for one in ordered}
+    missing = sorted(seq for seq in lifted if seq not in known)
+    evidence_types = [str(t) for t in config.assembly.evidence_types]
+    read = store.get_events(session_id, missing) if missing else []
+    for event in sorted(read, key=lambda e: -e.seq):  # newer first, as raw turns go
+        # Only a turn that may be quoted is worth a candidate: the walk says why for others.
+        if quotable(event, evidence_types) and not is_generated(event):
+            known[event.seq] = _Candidate(event.seq, event, (), 0.0)
+    result: list[_Candidate] = []
+    for one in known.values():
+        score, source = lifted.get(one.seq, (0.0, -1))
+        if not one.item_ids and score > one.score:
+            one = replace(one, score=score, neighbour_of=source)
+        result.append(one)
+    # Best first, an item's source before a raw turn; a stable sort keeps the order of
+    # `key` among equals, and the new turns (appended newest first) after them.
+    result.sort(key=lambda one: (-round(one.score, 9), 1 if not one.item_ids else 0))
+    return result
 
 
 class _Walk:
@@ -337,7 +395,14 @@ class _Walk:
             text = verbatim_text(self.store, event)
             rows.append(
                 EvidenceRow(
-                    event, text, one.item_ids, matched, one.score, one.search_score, one.recent
+                    event,
+                    text,
+                    one.item_ids,
+                    matched,
+                    one.score,
+                    one.search_score,
+                    one.recent,
+                    one.neighbour_of,
                 )
             )
         return EvidenceSet(tuple(rows), tuple(omitted))
