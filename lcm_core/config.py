@@ -51,6 +51,7 @@ DEFAULTS: Final[dict[str, Any]] = {
         "skipWhenEmpty": True,
         "evidenceTypes": ["user/message"],
         "maxEvidenceChars": 600,
+        "snippetChars": 240,
         "language": "auto",
         "residentShare": 0.5,
     },
@@ -95,6 +96,7 @@ LIMITS: Final[dict[str, Limit]] = {
     "assembly.skipWhenEmpty": Limit(bool),
     "assembly.evidenceTypes": Limit(list),
     "assembly.maxEvidenceChars": Limit(int, 40, 100_000),
+    "assembly.snippetChars": Limit(int, 0, 100_000),
     "assembly.language": Limit(str, choices=("auto", "zh", "en")),
     "assembly.residentShare": Limit((int, float), 0.0, 1.0),
     "diagnostics.assemblyLogRetention": Limit(int, 1, 100_000),
@@ -194,6 +196,7 @@ class AssemblySettings(_Section):
     skip_when_empty: bool
     evidence_types: tuple[Any, ...]
     max_evidence_chars: int
+    snippet_chars: int
     language: str
     resident_share: float
 

@@ -9,6 +9,7 @@ earlier block still in context shows word for word is left out (`drop_shown_entr
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
@@ -35,6 +36,7 @@ from lcm_core.retrieval.project import project_scope
 from lcm_core.retrieval.rank import (
     ALREADY_SHOWN,
     Omission,
+    ablated,
     newest_source_seq,
     source_seqs,
 )
@@ -44,6 +46,7 @@ from lcm_core.store.models import MemoryItem, Rule
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.block_words import BlockWords, block_words
 from lcm_core.text.query import QuerySignals, query_signals, search_terms
+from lcm_core.text.relevance import query_terms
 
 # Returns the resident skill core lines and the task-relevant rules for a query.
 RuleProvider = Callable[[MemoryStore, QuerySignals, Config], tuple[Sequence[str], Sequence[Rule]]]
@@ -55,6 +58,14 @@ _LANGUAGE_WINDOW: Final = 64
 _DISPUTED_SHOWN: Final = 6
 # Why a selected item's source is not quoted while the item is in the resident section.
 RESIDENT_SOURCE: Final = "source of a resident item; the item itself is restated"
+# Why a selected item's source is not quoted when the item holds the turn's whole text.
+RESTATED: Final = "item {item} quotes this whole turn"
+_SPACES_RE: Final = re.compile(r"\s+")
+
+
+def _folded(text: str) -> str:
+    """Text compared for a word-for-word restatement: spaces collapsed, case folded."""
+    return _SPACES_RE.sub(" ", text).strip().casefold()
 
 
 def session_words(
@@ -301,12 +312,20 @@ def collect_candidates(
     if has_history and not signals.empty and not found and asks_about_past(text):
         candidates.append(Candidate("memory", "insufficient-evidence", words.insufficient))
     restated: list[Omission] = []
+    terms = query_terms(text, bridge=not ablated(config, "bridge"))
+    snippet_chars = config.assembly.snippet_chars
+    contents = {r.item.id: _folded(r.item.content) for r in ranking.selected}
     for row in evidence.rows:
         if row.item_ids and set(row.item_ids) <= resident_ids:
             restated.append(Omission("evidence", row.ref, RESIDENT_SOURCE))
             continue
+        whole = [i for i in row.item_ids if contents.get(i) == _folded(row.text)]
+        if whole:
+            restated.append(Omission("evidence", row.ref, RESTATED.format(item=whole[0])))
+            continue
         if current_text("evidence", row.ref, row.text):
-            candidates.append(Candidate("evidence", row.ref, evidence_entry(row, max_chars, words)))
+            entry = evidence_entry(row, max_chars, words, terms.weights, snippet_chars)
+            candidates.append(Candidate("evidence", row.ref, entry))
     old_task = state.superseded if state is not None else ()
     current = [*resident, *(r.item for r in ranking.selected if r.item.id not in resident_ids)]
     candidates.extend(
