@@ -9,7 +9,6 @@ earlier block still in context shows word for word is left out (`drop_shown_entr
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
@@ -58,14 +57,6 @@ _LANGUAGE_WINDOW: Final = 64
 _DISPUTED_SHOWN: Final = 6
 # Why a selected item's source is not quoted while the item is in the resident section.
 RESIDENT_SOURCE: Final = "source of a resident item; the item itself is restated"
-# Why a selected item's source is not quoted when the item holds the turn's whole text.
-RESTATED: Final = "item {item} quotes this whole turn"
-_SPACES_RE: Final = re.compile(r"\s+")
-
-
-def _folded(text: str) -> str:
-    """Text compared for a word-for-word restatement: spaces collapsed, case folded."""
-    return _SPACES_RE.sub(" ", text).strip().casefold()
 
 
 def session_words(
@@ -314,14 +305,9 @@ def collect_candidates(
     restated: list[Omission] = []
     terms = query_terms(text, bridge=not ablated(config, "bridge"))
     snippet_chars = config.assembly.snippet_chars
-    contents = {r.item.id: _folded(r.item.content) for r in ranking.selected}
     for row in evidence.rows:
         if row.item_ids and set(row.item_ids) <= resident_ids:
             restated.append(Omission("evidence", row.ref, RESIDENT_SOURCE))
-            continue
-        whole = [i for i in row.item_ids if contents.get(i) == _folded(row.text)]
-        if whole:
-            restated.append(Omission("evidence", row.ref, RESTATED.format(item=whole[0])))
             continue
         if current_text("evidence", row.ref, row.text):
             entry = evidence_entry(row, max_chars, words, terms.weights, snippet_chars)

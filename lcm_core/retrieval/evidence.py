@@ -27,7 +27,7 @@ says nothing the step does not, as when the same chatter or question comes back.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
@@ -50,7 +50,7 @@ from lcm_core.retrieval.rank import (
     source_seqs,
     verbatim_text,
 )
-from lcm_core.retrieval.retriever import Pool, Retriever
+from lcm_core.retrieval.retriever import Pool, Retriever, episode_key
 from lcm_core.retrieval.shown import Shown
 from lcm_core.store.models import Event, MemoryItem
 from lcm_core.store.ports import MemoryStore
@@ -268,7 +268,9 @@ def gather_evidence(
             keyed.append((turn.key(-seq), turn))
     keyed.sort(key=lambda pair: pair[0])
     floor = score_floor(pool, config)
-    ordered = with_neighbours(store, session_id, [one for _, one in keyed], config, floor)
+    ordered = with_neighbours(
+        store, session_id, [one for _, one in keyed], config, floor, pool.replaced if pool else ()
+    )
     historical = _historical_sources(store, session_id) if ordered else {}
     walk = _Walk(store, config, signals, is_visible, historical, current_turn, in_history)
     walk.min_score = floor
@@ -281,45 +283,61 @@ def with_neighbours(
     ordered: Sequence[_Candidate],
     config: Config,
     floor: float,
+    replaced: Collection[int] = (),
 ) -> list[_Candidate]:
     """The candidates with the turns next to the strong ones, best first.
 
     Evidence in a conversation clusters: the question a matching answer replies to, the
     message that goes on with it, a run of short messages on one topic. A quotable turn
-    within `retrieval.neighbourRadius` seqs of a candidate gets `neighbourShare / distance`
-    of that candidate's score when that is more than its own, so it competes on the
-    same scale and under the same floor. Only the first `evidenceLimit` candidates
-    strong enough to lift a neighbour over the floor spread, and their missing
-    neighbours are read in one store call: the work is bounded by the limit, never by
-    the size of the session.
+    of the same episode (session day, see `retriever.episode_key`) within
+    `retrieval.neighbourRadius` seqs of a candidate gets `neighbourShare / distance` of
+    that candidate's score when that is more than its own, so it competes on the same
+    scale and under the same floor. Only the first `evidenceLimit` candidates strong
+    enough to lift a neighbour over the floor spread, and their missing neighbours are
+    read in one store call: the work is bounded by the limit, never by the session.
+    A turn whose statement a newer one replaced (`replaced`) is never a neighbour.
     """
     share, radius = config.retrieval.neighbour_share, config.retrieval.neighbour_radius
     if share <= 0.0 or radius <= 0 or ablated(config, "neighbours"):
         return list(ordered)
-    strong = [one for one in ordered if one.score * share >= floor]
-    strong = strong[: config.retrieval.evidence_limit]
-    lifted: dict[int, tuple[float, int]] = {}  # seq -> (inherited score, the strong seq)
-    for one in strong:
+    strong = [
+        (one, one.event) for one in ordered if one.event is not None and one.score * share >= floor
+    ]
+    # (neighbour seq, inherited score, the strong seq, its episode)
+    offers: list[tuple[int, float, int, str]] = []
+    for one, event in strong[: config.retrieval.evidence_limit]:
+        episode = episode_key(event)
         for distance in range(1, radius + 1):
             score = one.score * share / distance
             for seq in (one.seq - distance, one.seq + distance):
-                if seq >= 0 and score > lifted.get(seq, (0.0, 0))[0]:
-                    lifted[seq] = (score, one.seq)
-    if not lifted:
+                if seq >= 0 and seq not in replaced:
+                    offers.append((seq, score, one.seq, episode))
+    if not offers:
         return list(ordered)
     known = {one.seq: one for one in ordered}
-    missing = sorted(seq for seq in lifted if seq not in known)
+    missing = sorted({seq for seq, _, _, _ in offers if seq not in known})
     evidence_types = [str(t) for t in config.assembly.evidence_types]
     read = store.get_events(session_id, missing) if missing else []
+    new: set[int] = set()
     for event in sorted(read, key=lambda e: -e.seq):  # newer first, as raw turns go
         # Only a turn that may be quoted is worth a candidate: the walk says why for others.
         if quotable(event, evidence_types) and not is_generated(event):
             known[event.seq] = _Candidate(event.seq, event, (), 0.0)
+            new.add(event.seq)
+    lifted: dict[int, tuple[float, int]] = {}
+    for seq, score, source, episode in offers:
+        one = known.get(seq)
+        if one is None or one.event is None or episode_key(one.event) != episode:
+            continue
+        if score > lifted.get(seq, (0.0, 0))[0]:
+            lifted[seq] = (score, source)
     result: list[_Candidate] = []
     for one in known.values():
         score, source = lifted.get(one.seq, (0.0, -1))
-        if not one.item_ids and score > one.score:
+        if one.event is not None and not one.item_ids and score > one.score:
             one = replace(one, score=score, neighbour_of=source)
+        if one.seq in new and one.seq not in lifted:
+            continue  # a neighbour of another episode: not a candidate after all
         result.append(one)
     # Best first, an item's source before a raw turn; a stable sort keeps the order of
     # `key` among equals, and the new turns (appended newest first) after them.
