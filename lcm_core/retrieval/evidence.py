@@ -9,7 +9,9 @@ gets, without a kind or evidence prior. Rows go best first, an item's source bef
 raw turn of equal score, up to `retrieval.evidenceLimit`; a raw turn under the floor
 (`retrieval.minScore`, or `retrieval.relativeMinScore` of the best candidate that may be
 quoted) is left out, like an item. Turns this step cannot quote (its own input, turns
-still on screen) never set that floor: they match the question best of all.
+still on screen) never set that floor: they match the question best of all. Evidence
+clusters, so a quotable turn of the same day next to a strong candidate competes with a
+share of its score (`with_neighbours`, labelled "next to seq:N" in the block).
 
 Rows are read verbatim (from the archive when the event was archived). Text another
 plugin or the runtime generated never counts as evidence, and only the event types in
@@ -50,7 +52,8 @@ from lcm_core.retrieval.rank import (
     source_seqs,
     verbatim_text,
 )
-from lcm_core.retrieval.retriever import Pool, Retriever, episode_key
+from lcm_core.retrieval.neighbours import neighbour_lifts, spreads
+from lcm_core.retrieval.retriever import Pool, Retriever
 from lcm_core.retrieval.shown import Shown
 from lcm_core.store.models import Event, MemoryItem
 from lcm_core.store.ports import MemoryStore
@@ -285,62 +288,35 @@ def with_neighbours(
     floor: float,
     replaced: Collection[int] = (),
 ) -> list[_Candidate]:
-    """The candidates with the turns next to the strong ones, best first.
-
-    Evidence in a conversation clusters: the question a matching answer replies to, the
-    message that goes on with it, a run of short messages on one topic. A quotable turn
-    of the same episode (session day, see `retriever.episode_key`) within
-    `retrieval.neighbourRadius` seqs of a candidate gets `neighbourShare / distance` of
-    that candidate's score when that is more than its own, so it competes on the same
-    scale and under the same floor. Only the first `evidenceLimit` candidates strong
-    enough to lift a neighbour over the floor spread, and their missing neighbours are
-    read in one store call: the work is bounded by the limit, never by the session.
-    A turn whose statement a newer one replaced (`replaced`) is never a neighbour.
-    """
-    share, radius = config.retrieval.neighbour_share, config.retrieval.neighbour_radius
-    if share <= 0.0 or radius <= 0 or ablated(config, "neighbours"):
+    """The candidates with the quotable turns next to the strong ones, best first
+    (`neighbours`); a candidate strong enough to lift a neighbour over the floor spreads."""
+    if not spreads(config):
         return list(ordered)
+    share = config.retrieval.neighbour_share
     strong = [
-        (one, one.event) for one in ordered if one.event is not None and one.score * share >= floor
+        (one.seq, one.score, one.event)
+        for one in ordered
+        if one.event is not None and one.score * share >= floor
     ]
-    # (neighbour seq, inherited score, the strong seq, its episode)
-    offers: list[tuple[int, float, int, str]] = []
-    for one, event in strong[: config.retrieval.evidence_limit]:
-        episode = episode_key(event)
-        for distance in range(1, radius + 1):
-            score = one.score * share / distance
-            for seq in (one.seq - distance, one.seq + distance):
-                if seq >= 0 and seq not in replaced:
-                    offers.append((seq, score, one.seq, episode))
-    if not offers:
-        return list(ordered)
-    known = {one.seq: one for one in ordered}
-    missing = sorted({seq for seq, _, _, _ in offers if seq not in known})
     evidence_types = [str(t) for t in config.assembly.evidence_types]
-    read = store.get_events(session_id, missing) if missing else []
-    new: set[int] = set()
-    for event in sorted(read, key=lambda e: -e.seq):  # newer first, as raw turns go
+
+    def may_quote(event: Event) -> bool:
         # Only a turn that may be quoted is worth a candidate: the walk says why for others.
-        if quotable(event, evidence_types) and not is_generated(event):
-            known[event.seq] = _Candidate(event.seq, event, (), 0.0)
-            new.add(event.seq)
-    lifted: dict[int, tuple[float, int]] = {}
-    for seq, score, source, episode in offers:
-        one = known.get(seq)
-        if one is None or one.event is None or episode_key(one.event) != episode:
-            continue
-        if score > lifted.get(seq, (0.0, 0))[0]:
-            lifted[seq] = (score, source)
+        return quotable(event, evidence_types) and not is_generated(event)
+
+    known = {one.seq: one.event for one in ordered}
+    lifts, read = neighbour_lifts(store, session_id, strong, known, config, may_quote, replaced)
     result: list[_Candidate] = []
-    for one in known.values():
-        score, source = lifted.get(one.seq, (0.0, -1))
-        if one.event is not None and not one.item_ids and score > one.score:
-            one = replace(one, score=score, neighbour_of=source)
-        if one.seq in new and one.seq not in lifted:
-            continue  # a neighbour of another episode: not a candidate after all
+    for one in ordered:
+        lift = lifts.get(one.seq)
+        if lift is not None and not one.item_ids and lift.score > one.score:
+            one = replace(one, score=lift.score, neighbour_of=lift.beside)
         result.append(one)
+    for event in sorted(read, key=lambda e: -e.seq):  # newer first, as raw turns go
+        lift = lifts[event.seq]
+        result.append(_Candidate(event.seq, event, (), lift.score, neighbour_of=lift.beside))
     # Best first, an item's source before a raw turn; a stable sort keeps the order of
-    # `key` among equals, and the new turns (appended newest first) after them.
+    # `key` among equals, and the new turns after them.
     result.sort(key=lambda one: (-round(one.score, 9), 1 if not one.item_ids else 0))
     return result
 
