@@ -35,6 +35,7 @@ from typing import Any, Final
 
 from lcm_core.capture.events import is_generated
 from lcm_core.config import Config
+from lcm_core.retrieval.neighbours import neighbour_lifts, spreads
 from lcm_core.retrieval.rank import (
     FLOOR_RULE,
     Omission,
@@ -52,7 +53,6 @@ from lcm_core.retrieval.rank import (
     source_seqs,
     verbatim_text,
 )
-from lcm_core.retrieval.neighbours import neighbour_lifts, spreads
 from lcm_core.retrieval.retriever import Pool, Retriever
 from lcm_core.retrieval.shown import Shown
 from lcm_core.store.models import Event, MemoryItem

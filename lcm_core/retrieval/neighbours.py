@@ -70,8 +70,8 @@ def neighbour_lifts(
     events = {**known, **{e.seq: e for e in read}}
     lifts: dict[int, Lift] = {}
     for near, offered, beside, episode in offers:
-        event = events.get(near)
-        if event is None or episode_key(event) != episode:
+        found = events.get(near)
+        if found is None or episode_key(found) != episode:
             continue
         if near not in lifts or offered > lifts[near].score:
             lifts[near] = Lift(offered, beside)

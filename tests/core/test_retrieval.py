@@ -272,7 +272,9 @@ def test_generated_events_are_never_evidence(store: MemoryStore, script: Any) ->
     """An item citing a generated event gets no quote of it, even with evidenceTypes '*'."""
     _events(store)
     item = script.item("budget 3000", [4])
-    config = load_config({"assembly": {"evidenceTypes": ["*"]}, "retrieval": {"neighbourRadius": 0}})
+    config = load_config(
+        {"assembly": {"evidenceTypes": ["*"]}, "retrieval": {"neighbourRadius": 0}}
+    )
     found = gather_evidence(store, S, selected(item), query_signals("3000"), config)
     assert "seq:4" not in [r.ref for r in found.rows]
     assert {o.ref: o.reason for o in found.omitted}["seq:4"] == (

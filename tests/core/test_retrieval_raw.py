@@ -179,7 +179,9 @@ def test_weak_raw_turns_fall_under_min_score(store: MemoryStore, script: Any) ->
     question = query_signals("garden plans?")
     found = gather_evidence(store, S, [], question, DIRECT)
     assert [r.ref for r in found.rows] == ["seq:1"]
-    high = load_config({"retrieval": {"neighbourRadius": 0, "minScore": found.rows[0].score + 0.01}})
+    high = load_config(
+        {"retrieval": {"neighbourRadius": 0, "minScore": found.rows[0].score + 0.01}}
+    )
     found = gather_evidence(store, S, [], question, high)
     assert found.rows == ()
     (omission,) = found.omitted

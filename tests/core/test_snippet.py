@@ -38,8 +38,7 @@ def test_a_long_turn_keeps_the_matching_sentence_and_marks_the_cuts() -> None:
 def test_a_sentence_with_an_exact_term_comes_first() -> None:
     """A number the question names outweighs sentences that only share its words."""
     text = (
-        "The harbour shop sells kayaks, paddles and kayak covers for the whole family. "
-        * 3
+        "The harbour shop sells kayaks, paddles and kayak covers for the whole family. " * 3
         + "Ours was 640 euros in the end."
     )
     quoted = snippet(text, query_terms("kayak 640").weights, 100, exact=("640",))
