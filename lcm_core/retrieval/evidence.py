@@ -271,12 +271,12 @@ def gather_evidence(
             keyed.append((turn.key(-seq), turn))
     keyed.sort(key=lambda pair: pair[0])
     floor = score_floor(pool, config)
-    ordered = with_neighbours(
-        store, session_id, [one for _, one in keyed], config, floor, pool.replaced if pool else ()
-    )
-    historical = _historical_sources(store, session_id) if ordered else {}
+    candidates = [one for _, one in keyed]
+    historical = _historical_sources(store, session_id) if candidates else {}
     walk = _Walk(store, config, signals, is_visible, historical, current_turn, in_history)
     walk.min_score = floor
+    replaced = pool.replaced if pool is not None else frozenset()
+    ordered = with_neighbours(store, session_id, candidates, config, floor, replaced, walk.quotes)
     return walk.select(ordered)
 
 
@@ -287,16 +287,19 @@ def with_neighbours(
     config: Config,
     floor: float,
     replaced: Collection[int] = (),
+    quoted: Callable[[_Candidate], bool] = lambda one: True,
 ) -> list[_Candidate]:
     """The candidates with the quotable turns next to the strong ones, best first
-    (`neighbours`); a candidate strong enough to lift a neighbour over the floor spreads."""
+    (`neighbours`). Only a candidate that will be quoted (`quoted`: not the step's own
+    text, not an echo, not on screen, not an old value) and is strong enough to lift a
+    neighbour over the floor spreads: a turn left out must not bring its neighbours in."""
     if not spreads(config):
         return list(ordered)
     share = config.retrieval.neighbour_share
     strong = [
         (one.seq, one.score, one.event)
         for one in ordered
-        if one.event is not None and one.score * share >= floor
+        if one.event is not None and one.score * share >= floor and quoted(one)
     ]
     evidence_types = [str(t) for t in config.assembly.evidence_types]
 
@@ -370,6 +373,10 @@ class _Walk:
         if taken >= self.limit:
             return f"beyond retrieval.evidenceLimit {self.limit}"
         return None
+
+    def quotes(self, one: _Candidate) -> bool:
+        """True when this candidate would be quoted, limit aside."""
+        return one.event is not None and self.reason(one, one.event, 0) is None
 
     def select(self, candidates: Sequence[_Candidate]) -> EvidenceSet:
         wanted = set(evidence_terms(self.signals))
