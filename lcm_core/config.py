@@ -51,7 +51,7 @@ DEFAULTS: Final[dict[str, Any]] = {
         "skipWhenEmpty": True,
         "evidenceTypes": ["user/message"],
         "maxEvidenceChars": 600,
-        "snippetChars": 160,
+        "snippetChars": 120,
         "language": "auto",
         "residentShare": 0.5,
     },
