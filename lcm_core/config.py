@@ -40,9 +40,11 @@ DEFAULTS: Final[dict[str, Any]] = {
         "contextWeight": 0.3,
         "episodeWeight": 0.5,
         "intentBoost": 0.5,
-        "relativeMinScore": 0.2,
+        "relativeMinScore": 0.1,
         "recencyWindow": 40,
-        "evidenceLimit": 40,
+        "evidenceLimit": 80,
+        "neighbourShare": 0.6,
+        "neighbourRadius": 3,
         "ablate": [],
     },
     "assembly": {
@@ -51,6 +53,7 @@ DEFAULTS: Final[dict[str, Any]] = {
         "skipWhenEmpty": True,
         "evidenceTypes": ["user/message"],
         "maxEvidenceChars": 600,
+        "snippetChars": 120,
         "language": "auto",
         "residentShare": 0.5,
     },
@@ -89,12 +92,15 @@ LIMITS: Final[dict[str, Limit]] = {
     "retrieval.relativeMinScore": Limit((int, float), 0.0, 1.0),
     "retrieval.recencyWindow": Limit(int, 0, 100_000),
     "retrieval.evidenceLimit": Limit(int, 0, 100),
+    "retrieval.neighbourShare": Limit((int, float), 0.0, 1.0),
+    "retrieval.neighbourRadius": Limit(int, 0, 5),
     "retrieval.ablate": Limit(list),
     "assembly.softBudgetTokens": Limit(int, 50, 200_000),
     "assembly.minBudgetTokens": Limit(int, 50, 200_000),
     "assembly.skipWhenEmpty": Limit(bool),
     "assembly.evidenceTypes": Limit(list),
     "assembly.maxEvidenceChars": Limit(int, 40, 100_000),
+    "assembly.snippetChars": Limit(int, 0, 100_000),
     "assembly.language": Limit(str, choices=("auto", "zh", "en")),
     "assembly.residentShare": Limit((int, float), 0.0, 1.0),
     "diagnostics.assemblyLogRetention": Limit(int, 1, 100_000),
@@ -187,6 +193,8 @@ class RetrievalSettings(_Section):
     episode_weight: float
     intent_boost: float
     relative_min_score: float
+    neighbour_share: float
+    neighbour_radius: int
     ablate: tuple[str, ...]
 
 
@@ -199,6 +207,7 @@ class AssemblySettings(_Section):
     skip_when_empty: bool
     evidence_types: tuple[Any, ...]
     max_evidence_chars: int
+    snippet_chars: int
     language: str
     resident_share: float
 

@@ -35,6 +35,7 @@ from lcm_core.retrieval.project import project_scope
 from lcm_core.retrieval.rank import (
     ALREADY_SHOWN,
     Omission,
+    ablated,
     newest_source_seq,
     source_seqs,
 )
@@ -44,6 +45,7 @@ from lcm_core.store.models import MemoryItem, Rule
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.block_words import BlockWords, block_words
 from lcm_core.text.query import QuerySignals, query_signals, search_terms
+from lcm_core.text.relevance import query_terms
 
 # Returns the resident skill core lines and the task-relevant rules for a query.
 RuleProvider = Callable[[MemoryStore, QuerySignals, Config], tuple[Sequence[str], Sequence[Rule]]]
@@ -301,12 +303,15 @@ def collect_candidates(
     if has_history and not signals.empty and not found and asks_about_past(text):
         candidates.append(Candidate("memory", "insufficient-evidence", words.insufficient))
     restated: list[Omission] = []
+    terms = query_terms(text, bridge=not ablated(config, "bridge"))
+    snippet_chars = config.assembly.snippet_chars
     for row in evidence.rows:
         if row.item_ids and set(row.item_ids) <= resident_ids:
             restated.append(Omission("evidence", row.ref, RESIDENT_SOURCE))
             continue
         if current_text("evidence", row.ref, row.text):
-            candidates.append(Candidate("evidence", row.ref, evidence_entry(row, max_chars, words)))
+            entry = evidence_entry(row, max_chars, words, terms.weights, snippet_chars)
+            candidates.append(Candidate("evidence", row.ref, entry))
     old_task = state.superseded if state is not None else ()
     current = [*resident, *(r.item for r in ranking.selected if r.item.id not in resident_ids)]
     candidates.extend(

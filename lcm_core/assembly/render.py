@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from lcm_core.assembly.snippet import snippet
 from lcm_core.retrieval.evidence import EvidenceRow
 from lcm_core.retrieval.rank import source_seqs
 from lcm_core.store.models import MemoryItem, Rule, TaskState
@@ -168,8 +169,18 @@ def item_entry(
     return "\n".join(lines)
 
 
-def evidence_entry(row: EvidenceRow, max_chars: int, words: BlockWords = ZH) -> str:
-    """One raw event, quoted verbatim under its `[ev seq:N]` label, with the date it was said."""
+def evidence_entry(
+    row: EvidenceRow,
+    max_chars: int,
+    words: BlockWords = ZH,
+    terms: Mapping[str, float] | None = None,
+    snippet_chars: int = 0,
+) -> str:
+    """One raw event, quoted verbatim under its `[ev seq:N]` label, with the date it was said.
+
+    With the question's relevance `terms` and `snippet_chars`, a longer event is quoted
+    by its matching sentences (`snippet`).
+    """
     event = row.event
     facts = [words.event_labels.get(event.type, event.type)]
     said = said_on(event.time)
@@ -179,10 +190,15 @@ def evidence_entry(row: EvidenceRow, max_chars: int, words: BlockWords = ZH) -> 
         facts.append(words.turn.format(turn=event.turn))
     if row.item_ids:
         facts.append(words.supports + ", ".join(row.item_ids))
+    if row.neighbour_of is not None:
+        facts.append(words.beside.format(seq=row.neighbour_of))
     if row.matched:
         facts.append(words.exact_match + ", ".join(neutralize(m) for m in row.matched))
     head = f"- [ev seq:{event.seq}] " + " · ".join(facts)
-    return "\n".join([head, *block_quote(row.text, max_chars, row.matched)])
+    text = row.text
+    if terms is not None and snippet_chars > 0:
+        text = snippet(text, terms, snippet_chars, row.matched)
+    return "\n".join([head, *block_quote(text, max_chars, row.matched)])
 
 
 def task_entries(state: TaskState, max_chars: int, words: BlockWords = ZH) -> list[tuple[str, str]]:

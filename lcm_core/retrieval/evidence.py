@@ -9,7 +9,9 @@ gets, without a kind or evidence prior. Rows go best first, an item's source bef
 raw turn of equal score, up to `retrieval.evidenceLimit`; a raw turn under the floor
 (`retrieval.minScore`, or `retrieval.relativeMinScore` of the best candidate that may be
 quoted) is left out, like an item. Turns this step cannot quote (its own input, turns
-still on screen) never set that floor: they match the question best of all.
+still on screen) never set that floor: they match the question best of all. Evidence
+clusters, so a quotable turn of the same day next to a strong candidate competes with a
+share of its score (`with_neighbours`, labelled "next to seq:N" in the block).
 
 Rows are read verbatim (from the archive when the event was archived). Text another
 plugin or the runtime generated never counts as evidence, and only the event types in
@@ -27,12 +29,13 @@ says nothing the step does not, as when the same chatter or question comes back.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from lcm_core.capture.events import is_generated
 from lcm_core.config import Config
+from lcm_core.retrieval.neighbours import neighbour_lifts, spreads
 from lcm_core.retrieval.rank import (
     FLOOR_RULE,
     Omission,
@@ -82,6 +85,8 @@ class EvidenceRow:
     score: float = 0.0
     search_score: float = 0.0
     recent: bool = False
+    # The matching turn this one was quoted beside (an evidence cluster), or None.
+    neighbour_of: int | None = None
 
     @property
     def ref(self) -> str:
@@ -100,6 +105,7 @@ class EvidenceRow:
             "items": list(self.item_ids),
             "exact": list(self.matched),
             "recent": self.recent,
+            **({"beside": f"seq:{self.neighbour_of}"} if self.neighbour_of is not None else {}),
         }
 
 
@@ -192,6 +198,7 @@ class _Candidate:
     score: float
     search_score: float = 0.0
     recent: bool = False
+    neighbour_of: int | None = None
 
     def key(self, position: int) -> tuple[float, int, int]:
         """Best score first; an item's source before a raw turn; items' order, newer turns."""
@@ -290,10 +297,58 @@ def gather_evidence(
             turn = _Candidate(seq, event, (), score, search, recent)
             keyed.append((turn.key(-seq), turn))
     keyed.sort(key=lambda pair: pair[0])
-    historical = _historical_sources(store, session_id) if keyed else {}
+    floor = score_floor(pool, config)
+    candidates = [one for _, one in keyed]
+    historical = _historical_sources(store, session_id) if candidates else {}
     walk = _Walk(store, config, signals, is_visible, historical, current_turn, in_history)
-    walk.min_score = score_floor(pool, config)
-    return walk.select([one for _, one in keyed])
+    walk.min_score = floor
+    replaced = pool.replaced if pool is not None else frozenset()
+    ordered = with_neighbours(store, session_id, candidates, config, floor, replaced, walk.quotes)
+    return walk.select(ordered)
+
+
+def with_neighbours(
+    store: MemoryStore,
+    session_id: str,
+    ordered: Sequence[_Candidate],
+    config: Config,
+    floor: float,
+    replaced: Collection[int] = (),
+    quoted: Callable[[_Candidate], bool] = lambda one: True,
+) -> list[_Candidate]:
+    """The candidates with the quotable turns next to the strong ones, best first
+    (`neighbours`). Only a candidate that will be quoted (`quoted`: not the step's own
+    text, not an echo, not on screen, not an old value) and is strong enough to lift a
+    neighbour over the floor spreads: a turn left out must not bring its neighbours in."""
+    if not spreads(config):
+        return list(ordered)
+    share = config.retrieval.neighbour_share
+    strong = [
+        (one.seq, one.score, one.event)
+        for one in ordered
+        if one.event is not None and one.score * share >= floor and quoted(one)
+    ]
+    evidence_types = [str(t) for t in config.assembly.evidence_types]
+
+    def may_quote(event: Event) -> bool:
+        # Only a turn that may be quoted is worth a candidate: the walk says why for others.
+        return quotable(event, evidence_types) and not is_generated(event)
+
+    known = {one.seq: one.event for one in ordered}
+    lifts, read = neighbour_lifts(store, session_id, strong, known, config, may_quote, replaced)
+    result: list[_Candidate] = []
+    for one in ordered:
+        lift = lifts.get(one.seq)
+        if lift is not None and not one.item_ids and lift.score > one.score:
+            one = replace(one, score=lift.score, neighbour_of=lift.beside)
+        result.append(one)
+    for event in sorted(read, key=lambda e: -e.seq):  # newer first, as raw turns go
+        lift = lifts[event.seq]
+        result.append(_Candidate(event.seq, event, (), lift.score, neighbour_of=lift.beside))
+    # Best first, an item's source before a raw turn; a stable sort keeps the order of
+    # `key` among equals, and the new turns after them.
+    result.sort(key=lambda one: (-round(one.score, 9), 1 if not one.item_ids else 0))
+    return result
 
 
 class _Walk:
@@ -346,6 +401,10 @@ class _Walk:
             return f"beyond retrieval.evidenceLimit {self.limit}"
         return None
 
+    def quotes(self, one: _Candidate) -> bool:
+        """True when this candidate would be quoted, limit aside."""
+        return one.event is not None and self.reason(one, one.event, 0) is None
+
     def select(self, candidates: Sequence[_Candidate]) -> EvidenceSet:
         wanted = set(evidence_terms(self.signals))
         rows: list[EvidenceRow] = []
@@ -364,7 +423,14 @@ class _Walk:
             text = verbatim_text(self.store, event)
             rows.append(
                 EvidenceRow(
-                    event, text, one.item_ids, matched, one.score, one.search_score, one.recent
+                    event,
+                    text,
+                    one.item_ids,
+                    matched,
+                    one.score,
+                    one.search_score,
+                    one.recent,
+                    one.neighbour_of,
                 )
             )
         return EvidenceSet(tuple(rows), tuple(omitted))

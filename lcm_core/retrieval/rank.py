@@ -73,6 +73,7 @@ ABLATIONS: Final[dict[str, str]] = {
     "episode": "no prior for the session day (episode) a turn belongs to",
     "bridge": "no English-Chinese query expansion",
     "intent": "a question about a rule or liking does not favour such items",
+    "neighbours": "the turns next to a strong match are not quoted with it",
 }
 
 

@@ -84,6 +84,9 @@ class Pool:
     # The session the pool is for: items of another session (project scope) cite seqs
     # of their own session, never this one's turns.
     session_id: str = ""
+    # Turns whose statement a newer one of the project replaced: old values, never
+    # quoted as current (not even beside a matching turn).
+    replaced: frozenset[int] = frozenset()
 
     @property
     def best(self) -> float:
@@ -156,6 +159,7 @@ class LexicalRetriever:
         own = {e.seq: bm25(tokens(e.text), terms, corpus) for e in events}
         turns = self._turns(store, session_id, events, own, terms, corpus, config, tokens)
         items: list[tuple[MemoryItem, float]] = []
+        replaced: set[int] = set()
         if not _ablated(config, "items"):
             found = store.search_items(session_id, filters, statuses=("active",), limit=ITEM_POOL)
             for hit in found:
@@ -173,8 +177,17 @@ class LexicalRetriever:
                     if item.id not in kept_ids:
                         for seq in _source_seqs(item):
                             turns.pop(seq, None)
+                            replaced.add(seq)
                 items = kept
-        return Pool(terms, corpus, tuple(items), turns, asks_for_norm(text), session_id=session_id)
+        return Pool(
+            terms,
+            corpus,
+            tuple(items),
+            turns,
+            asks_for_norm(text),
+            session_id=session_id,
+            replaced=frozenset(replaced),
+        )
 
     @staticmethod
     def _with_project(

@@ -50,6 +50,7 @@ class BlockWords:
     said_event: str  # {date}, on an evidence line
     turn: str  # {turn}
     supports: str
+    beside: str  # {seq}: a turn quoted as the neighbour of a matching one
     exact_match: str
     task_labels: Mapping[str, str]
     rule_where: str  # {where}
@@ -122,6 +123,7 @@ ZH: Final = BlockWords(
     said_event="日期 {date}",
     turn="第 {turn} 轮",
     supports="支持 ",
+    beside="邻近 seq:{seq}",
     exact_match="精确匹配 ",
     task_labels={
         "goal": "目标",
@@ -209,6 +211,7 @@ EN: Final = BlockWords(
     said_event="said {date}",
     turn="turn {turn}",
     supports="supports ",
+    beside="next to seq:{seq}",
     exact_match="exact match ",
     task_labels={
         "goal": "goal",

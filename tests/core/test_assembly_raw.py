@@ -15,6 +15,10 @@ from lcm_core.store.ports import MemoryStore
 from lcm_core.text.block_words import EN
 
 S = "sess"
+
+# Direct matches only: the turns quoted beside a strong match (neighbours) have
+# their own tests in test_neighbours.py.
+DIRECT = load_config({"retrieval": {"neighbourRadius": 0}})
 LABEL_RE = re.compile(r"\[(mem|rule|ev) ([^\]]+)\]")
 
 
@@ -41,7 +45,7 @@ def chat(script: Any) -> None:
 def test_facts_said_in_passing_are_quoted_as_raw_evidence(script: Any, store: MemoryStore) -> None:
     """The turns that mention the tram are quoted verbatim; the tool result is not."""
     chat(script)
-    result = assemble(store, S, ask("Which tram did the kids like?"))
+    result = assemble(store, S, ask("Which tram did the kids like?"), DIRECT)
     assert result.injected and result.item_ids == ()
     assert result.evidence_refs == ("seq:1", "seq:4")  # "kids" and "tram" before "tram" alone
     assert EN.section_titles["evidence"] in result.text
@@ -57,7 +61,7 @@ def test_facts_said_in_passing_are_quoted_as_raw_evidence(script: Any, store: Me
 def test_an_item_comes_first_and_cites_its_turn(script: Any, store: MemoryStore) -> None:
     """The constraint is memory; its turn is quoted as its source, not as a raw turn."""
     chat(script)
-    result = assemble(store, S, ask("Can we book the tram tour at 8 am?"))
+    result = assemble(store, S, ask("Can we book the tram tour at 8 am?"), DIRECT)
     assert len(result.item_ids) == 1
     assert result.evidence_refs[0] == "seq:3"
     assert f"supports {result.item_ids[0]}" in result.text
@@ -91,7 +95,7 @@ def test_the_current_turns_own_message_is_not_evidence(script: Any, store: Memor
     """A step without messages falls back to the stored prompt; that prompt is not quoted."""
     script.user(1, "we drove to Porto last weekend", turn=1)
     script.user(2, "what was the name of the vet we picked?", turn=2)
-    result = assemble(store, S, [], turn=2)
+    result = assemble(store, S, [], DIRECT, turn=2)
     assert result.evidence_refs == ()
     assert EN.insufficient in result.text
     reasons = {o.ref: o.reason for o in result.omitted}
@@ -118,14 +122,14 @@ def test_items_and_quoted_turns_show_the_date_they_were_said(
     script.user(3, "Miso sleeps on the piano", turn=3)
     item = script.item("we adopted the cat Miso; she got her vaccines", [1, 2])
     question = ask("When did we adopt Miso, and when were her vaccines?")
-    zh = load_config({"assembly": {"language": "zh"}})
+    zh = load_config({"assembly": {"language": "zh"}, "retrieval": {"neighbourRadius": 0}})
     result = assemble(store, S, question, zh)
     assert item.id in result.item_ids
     assert "  来源: seq:1, seq:2；日期: 2026-01-15\n" in result.text  # the newest source
     assert "- [ev seq:1] 用户消息 · 日期 2025-11-03 · 第 1 轮 · 支持" in result.text
     assert "- [ev seq:2] 用户消息 · 日期 2026-01-15 · 第 2 轮 · 支持" in result.text
     assert "- [ev seq:3] 用户消息 · 第 3 轮\n" in result.text
-    english = assemble(store, S, question)  # an English session gets English labels
+    english = assemble(store, S, question, DIRECT)  # an English session gets English labels
     assert "sources: seq:1, seq:2; said: 2026-01-15\n" in english.text
     assert "said 2025-11-03" in english.text
 

@@ -24,6 +24,10 @@ from lcm_core.text.relevance import (
 
 S = "sess"
 
+# Direct matches only: the turns quoted beside a strong match (neighbours) have
+# their own tests in test_neighbours.py.
+DIRECT = load_config({"retrieval": {"neighbourRadius": 0}})
+
 
 @pytest.fixture
 def store(script: Any) -> MemoryStore:
@@ -41,7 +45,7 @@ def test_a_possessive_matches_the_name(store: MemoryStore, script: Any) -> None:
     assert relevance_tokens("Anna's") == relevance_tokens("Anna’s") == ("anna",)
     script.user(1, "Anna turned nine on Saturday")
     script.user(2, "the bakery was closed")
-    found = retrieve(store, S, query_signals("How old is Anna's daughter now?"), load_config())
+    found = retrieve(store, S, query_signals("How old is Anna's daughter now?"), DIRECT)
     assert [r.ref for r in found.evidence.rows] == ["seq:1"]
 
 
@@ -61,14 +65,14 @@ def test_a_latin_word_matches_words_not_substrings(store: MemoryStore, script: A
     script.user(2, "the api listens on port 8080")
     export = script.item("export the invoices to parquet every night", [1])
     port = script.item("the api listens on port 8080", [2], kind="decision")
-    pool = default_pool(store, S, query_signals("port"), load_config())
+    pool = default_pool(store, S, query_signals("port"), DIRECT)
     # The store serves `export` by substring; the relevance of it is nothing.
     assert dict((item.id, score) for item, score in pool.items)[export.id] == 0.0
     assert pool.turns[1].relevance == 0.0 and pool.turns[2].relevance > 0.0
-    ranking = rank_items(store, S, query_signals("port"), load_config())
+    ranking = rank_items(store, S, query_signals("port"), DIRECT)
     assert [r.item.id for r in ranking.selected] == [port.id]
     assert export.id in {o.ref for o in ranking.omitted}
-    found = retrieve(store, S, query_signals("port"), load_config())
+    found = retrieve(store, S, query_signals("port"), DIRECT)
     assert [r.ref for r in found.evidence.rows] == ["seq:2"]
 
 
@@ -82,7 +86,7 @@ def test_a_term_in_most_turns_weighs_close_to_nothing(store: MemoryStore, script
     corpus = corpus_of(texts, len(texts), query_terms("Anna kayak"))
     assert corpus.idf("anna") == IDF_FLOOR
     assert corpus.idf("kayak") > 30 * corpus.idf("anna")  # kayak is in one turn in six
-    found = retrieve(store, S, query_signals("What did Anna say about the kayak?"), load_config())
+    found = retrieve(store, S, query_signals("What did Anna say about the kayak?"), DIRECT)
     refs = [r.ref for r in found.evidence.rows]
     kayak = {f"seq:{seq}" for seq in range(1, 122) if seq % len(topics) == 0}
     # The kayak turns first; after them only turns that follow one (their context).
@@ -128,10 +132,10 @@ def test_an_english_question_finds_a_chinese_constraint(store: MemoryStore, scri
     script.user(1, "预算不超过3000元（含税）")
     script.user(2, "we should meet on Tuesday")
     item = script.item("预算不超过3000元（含税）", [1], kind="constraint")
-    found = retrieve(store, S, query_signals("what is our budget?"), load_config())
+    found = retrieve(store, S, query_signals("what is our budget?"), DIRECT)
     assert [r.item.id for r in found.ranking.selected] == [item.id]
     assert [r.ref for r in found.evidence.rows] == ["seq:1"]
-    unbridged = load_config({"retrieval": {"ablate": ["bridge"]}})
+    unbridged = load_config({"retrieval": {"neighbourRadius": 0, "ablate": ["bridge"]}})
     assert (
         retrieve(store, S, query_signals("what is our budget?"), unbridged).ranking.selected == ()
     )
@@ -142,7 +146,7 @@ def test_a_chinese_question_finds_an_english_line(store: MemoryStore, script: An
     script.user(1, "use port 8080 for the api")
     script.user(2, "lunch was good")
     item = script.item("use port 8080 for the api", [1], kind="decision")
-    found = retrieve(store, S, query_signals("端口是多少？"), load_config())
+    found = retrieve(store, S, query_signals("端口是多少？"), DIRECT)
     assert [r.item.id for r in found.ranking.selected] == [item.id]
     assert [r.ref for r in found.evidence.rows] == ["seq:1"]
 
@@ -182,10 +186,10 @@ def test_a_plugged_in_retriever_decides_the_candidates(store: MemoryStore, scrip
         turns={3: ScoredTurn(events[3], 4.0, 4.0)},
     )
     retriever = FixedRetriever(fixed)
-    found = retrieve(store, S, question, load_config(), retriever=retriever)
+    found = retrieve(store, S, question, DIRECT, retriever=retriever)
     assert retriever.calls == [(question.text, ("user/message",))]
     assert [r.item.id for r in found.ranking.selected] == [spice.id]
     assert [r.ref for r in found.evidence.rows] == ["seq:2", "seq:3"]
     assert found.evidence.rows[1].search_score == 4.0
-    default = retrieve(store, S, question, load_config())
+    default = retrieve(store, S, question, DIRECT)
     assert [r.item.id for r in default.ranking.selected] == [lexical.id]

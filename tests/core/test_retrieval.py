@@ -25,6 +25,10 @@ from lcm_core.text.query import query_signals
 
 S = "sess"
 
+# Direct matches only: the turns quoted beside a strong match (neighbours) have
+# their own tests in test_neighbours.py.
+DIRECT = load_config({"retrieval": {"neighbourRadius": 0}})
+
 
 @pytest.fixture
 def store(script: Any) -> MemoryStore:
@@ -246,7 +250,7 @@ def test_evidence_cites_sources_then_exact_matches(store: MemoryStore, script: A
     _events(store)
     item = script.item("Lisbon budget is 3000 EUR", [1])
     question = query_signals("is the budget 3000?")
-    config = load_config()
+    config = DIRECT
     ranking = rank_items(store, S, question, config)
     assert [r.item.id for r in ranking.selected] == [item.id]
     found = gather_evidence(store, S, ranking.selected, question, config)
@@ -268,7 +272,9 @@ def test_generated_events_are_never_evidence(store: MemoryStore, script: Any) ->
     """An item citing a generated event gets no quote of it, even with evidenceTypes '*'."""
     _events(store)
     item = script.item("budget 3000", [4])
-    config = load_config({"assembly": {"evidenceTypes": ["*"]}})
+    config = load_config(
+        {"assembly": {"evidenceTypes": ["*"]}, "retrieval": {"neighbourRadius": 0}}
+    )
     found = gather_evidence(store, S, selected(item), query_signals("3000"), config)
     assert "seq:4" not in [r.ref for r in found.rows]
     assert {o.ref: o.reason for o in found.omitted}["seq:4"] == (
@@ -301,7 +307,7 @@ def test_evidence_reads_archived_text_and_respects_the_limit(
 def test_a_number_inside_a_longer_number_is_not_a_match(store: MemoryStore, script: Any) -> None:
     """Asking about 30 does not quote a message that only says 300."""
     store.insert_events([user(S, 1, "we paid 300 for it"), user(S, 2, "we paid 30 for it")])
-    found = gather_evidence(store, S, [], query_signals("did we pay 30?"), load_config())
+    found = gather_evidence(store, S, [], query_signals("did we pay 30?"), DIRECT)
     assert [r.ref for r in found.rows] == ["seq:2"]
 
 

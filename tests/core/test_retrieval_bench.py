@@ -26,6 +26,10 @@ from lcm_core.text.query import query_signals
 from lcm_core.text.tokens import tokenize
 from lcm_store_sqlite import SQLiteMemoryStore
 
+# Direct matches only: the turns quoted beside a strong match (neighbours) have
+# their own tests in test_neighbours.py.
+DIRECT = load_config({"retrieval": {"limit": 25, "evidenceLimit": 25, "neighbourRadius": 0}})
+
 CONV = {
     "id": "c1",
     "turns": [
@@ -116,7 +120,7 @@ def test_merged_ranking_is_one_list_by_score(store: Any) -> None:
     stands for the turn it cites, so that turn is not listed again as a raw turn."""
     conv = parse_line(json.dumps(CONV))
     ingest(store, conv, load_config(), every_user_turn)
-    found = retrieve(store, "c1", query_signals("dentist appointment and the Lisbon tram"), DEEP)
+    found = retrieve(store, "c1", query_signals("dentist appointment and the Lisbon tram"), DIRECT)
     merged = found.merged()
     # The dentist turn matches two terms found nowhere else; the Lisbon item two terms that
     # the assistant's reply shares, so they weigh less.

@@ -18,6 +18,10 @@ from lcm_core.text.query import query_signals
 
 S = "sess"
 
+# Direct matches only: the turns quoted beside a strong match (neighbours) have
+# their own tests in test_neighbours.py.
+DIRECT = load_config({"retrieval": {"neighbourRadius": 0}})
+
 
 @pytest.fixture
 def store(script: Any) -> MemoryStore:
@@ -60,7 +64,7 @@ def test_a_fact_said_in_passing_is_quoted_with_a_score_on_the_items_scale(
     said(script, 1, "we drove to Lisbon last weekend, the kids loved the tram")
     said(script, 2, "the weather has been grey all week")
     question = query_signals("Did the kids like the Lisbon tram?")
-    config = load_config()
+    config = DIRECT
     found = retrieve(store, S, question, config)
     assert found.ranking.selected == ()
     (row,) = found.evidence.rows
@@ -73,7 +77,7 @@ def test_a_fact_said_in_passing_is_quoted_with_a_score_on_the_items_scale(
     fact = make_item(S, "we drove to Lisbon, the kids loved the tram", source_refs=("seq:1",))
     as_item = score_item(fact, row.search_score, question, config, anchor_seq=2)
     assert as_item.score == pytest.approx(row.score * (1 + 0.1 * (0.6 + 1.0) / 2))
-    no_recency = load_config({"retrieval": {"recencyBoost": 0}})
+    no_recency = load_config({"retrieval": {"neighbourRadius": 0, "recencyBoost": 0}})
     plain = retrieve(store, S, question, no_recency).evidence.rows[0]
     assert plain.score == pytest.approx(row.search_score)
 
@@ -102,7 +106,7 @@ def test_a_raw_turn_matching_much_more_outranks_a_weak_item(
     store: MemoryStore, script: Any
 ) -> None:
     """Scores are on one scale: an unconfirmed proposal falls below a strongly matching turn,
-    and with the default relative floor it is left out altogether."""
+    and under a relative floor of 0.3 it is left out altogether."""
     said(script, 1, "maybe a tram tour")
     said(script, 2, "the kids loved the Lisbon tram ride to Belem and the pastel de nata")
     weak = script.item(
@@ -114,7 +118,8 @@ def test_a_raw_turn_matching_much_more_outranks_a_weak_item(
     assert [ref for ref, _, _ in found.merged()] == ["seq:2", weak.id]
     top, low = (score for _, score, _ in found.merged())
     assert low < 0.3 * top
-    floored = retrieve(store, S, question, load_config({"retrieval": {"minScore": 0}}))
+    floor = {"minScore": 0, "relativeMinScore": 0.3}
+    floored = retrieve(store, S, question, load_config({"retrieval": floor}))
     assert floored.ranking.selected == ()
     reasons = {o.ref: o.reason for o in floored.ranking.omitted}
     assert reasons[weak.id].endswith(f"({FLOOR_RULE})")
@@ -172,19 +177,22 @@ def test_weak_raw_turns_fall_under_min_score(store: MemoryStore, script: Any) ->
     """A turn under retrieval.minScore, or far under the best candidate, is not quoted."""
     said(script, 1, "the garden needs water")
     question = query_signals("garden plans?")
-    found = gather_evidence(store, S, [], question, load_config())
+    found = gather_evidence(store, S, [], question, DIRECT)
     assert [r.ref for r in found.rows] == ["seq:1"]
-    high = load_config({"retrieval": {"minScore": found.rows[0].score + 0.01}})
+    high = load_config(
+        {"retrieval": {"neighbourRadius": 0, "minScore": found.rows[0].score + 0.01}}
+    )
     found = gather_evidence(store, S, [], question, high)
     assert found.rows == ()
     (omission,) = found.omitted
     assert omission.reason.endswith(f"({FLOOR_RULE})")
     # One shared word among many the question asks about: under 0.2 of the best turn.
+    relative = load_config({"retrieval": {"neighbourRadius": 0, "relativeMinScore": 0.2}})
     said(script, 2, "we drew the garden plans: vegetable beds, greenhouse, compost heap, trellis")
     said(script, 3, "nice weather today")
     said(script, 4, "the garden gate squeaks")
     asked = query_signals("garden plans with vegetable beds, greenhouse, compost heap, trellis?")
-    found = gather_evidence(store, S, [], asked, load_config())
+    found = gather_evidence(store, S, [], asked, relative)
     assert [r.ref for r in found.rows] == ["seq:2"]
     reasons = {o.ref: o.reason for o in found.omitted}
     assert set(reasons) == {"seq:1", "seq:4"}
@@ -225,9 +233,9 @@ def test_chinese_and_mixed_raw_turns(store: MemoryStore, script: Any) -> None:
     said(script, 1, "上周末我们去了杭州西湖，孩子们特别喜欢划船")
     said(script, 2, "staging 的 PostgreSQL 周五之前不要动")
     said(script, 3, "今天好累")
-    found = retrieve(store, S, query_signals("孩子们在西湖玩了什么？"), load_config())
+    found = retrieve(store, S, query_signals("孩子们在西湖玩了什么？"), DIRECT)
     assert [r.ref for r in found.evidence.rows] == ["seq:1"]
-    found = retrieve(store, S, query_signals("PostgreSQL 什么时候可以动？"), load_config())
+    found = retrieve(store, S, query_signals("PostgreSQL 什么时候可以动？"), DIRECT)
     assert [r.ref for r in found.evidence.rows] == ["seq:2"]
 
 
