@@ -13,15 +13,15 @@ block stays the same bytes for the same state.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Final
 
+from lcm_core.text.lazy_regex import lazy_compile
 from lcm_core.text.relevance import relevance_tokens
 
 ELLIPSIS: Final = "…"
 # Where a sentence ends: Latin end marks before a space, CJK end marks, line breaks.
-_BREAK_RE: Final = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|\n+")
+_BREAK_RE: Final = lazy_compile(r"(?<=[.!?])\s+|(?<=[。！？；])|\n+")
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
