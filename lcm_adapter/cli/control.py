@@ -89,19 +89,7 @@ def remember(
             found = usecases.remember(store, session_id, " ".join(text), kind)
         except ControlError as exc:
             fail(str(exc))
-    item = found.item
-    data = {
-        "created": found.created,
-        "seq": found.seq,
-        "item": {
-            "id": item.id,
-            "session": item.session_id,
-            "kind": item.kind,
-            "evidence_type": item.evidence_type,
-            "content": item.content,
-            "source_refs": list(item.source_refs),
-        },
-    }
+    data = found.to_dict()
     emit(as_json, data, _render_remember)
 
 

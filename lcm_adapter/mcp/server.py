@@ -170,19 +170,7 @@ class Tools:
     ) -> dict[str, Any]:
         def body(store: MemoryStore) -> dict[str, Any]:
             found = usecases.remember(store, session or pick_session(store, None), text, kind)
-            item = found.item
-            return {
-                "created": found.created,
-                "seq": found.seq,
-                "item": {
-                    "id": item.id,
-                    "session": item.session_id,
-                    "kind": item.kind,
-                    "evidence_type": item.evidence_type,
-                    "content": item.content,
-                    "source_refs": list(item.source_refs),
-                },
-            }
+            return found.to_dict()
 
         return self._with_store(body)
 

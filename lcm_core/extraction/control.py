@@ -209,6 +209,22 @@ class Remembered:
     seq: int | None
     created: bool
 
+    def to_dict(self) -> dict[str, Any]:
+        """The answer every face gives (CLI `--json`, MCP `memory_remember`)."""
+        item = self.item
+        return {
+            "created": self.created,
+            "seq": self.seq,
+            "item": {
+                "id": item.id,
+                "session": item.session_id,
+                "kind": item.kind,
+                "evidence_type": item.evidence_type,
+                "content": item.content,
+                "source_refs": list(item.source_refs),
+            },
+        }
+
 
 def remember(
     store: MemoryStore,
