@@ -45,7 +45,11 @@ PAYLOAD = json.dumps(
     },
     ensure_ascii=False,
 ).encode("utf-8")
-ENTRY = "from lcm_adapter.cli.main import main; main()"
+# The console command's entry; trees before `lcm_adapter.entry` existed used the CLI's.
+ENTRY = (
+    "try:\n    from lcm_adapter.entry import main\n"
+    "except ImportError:\n    from lcm_adapter.cli.main import main\nmain()"
+)
 
 
 def _env(tree: Path | None) -> dict[str, str]:

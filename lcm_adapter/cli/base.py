@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-import tomllib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -13,6 +12,7 @@ from typing import Any, Final, NoReturn, TypeVar
 
 import click
 
+from lcm_adapter.settings import SettingsError, read_settings_file
 from lcm_core.config import Config, load_config
 from lcm_core.store.errors import StoreError
 from lcm_core.store.ports import MemoryStore
@@ -77,22 +77,10 @@ class CliState:
 
 def read_config_file(path: str | None) -> dict[str, Any] | None:
     """The settings in a JSON or TOML file; a missing or broken file is a `CommandError`."""
-    if path is None:
-        return None
-    file = Path(path).expanduser()
     try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise CommandError(f"cannot read config {file}: {exc.strerror or exc}") from exc
-    try:
-        data = tomllib.loads(text) if file.suffix.lower() == ".toml" else json.loads(text)
-    except (ValueError, tomllib.TOMLDecodeError) as exc:
-        raise CommandError(f"config {file} is not valid: {exc}") from exc
-    if not isinstance(data, dict):
-        raise CommandError(f"config {file} must hold an object of settings")
-    # A DSH-style `{"config": {...}}` wrapper is accepted as well as the bare settings.
-    inner = data.get("config")
-    return inner if isinstance(inner, dict) and len(data) == 1 else data
+        return read_settings_file(path)
+    except SettingsError as exc:
+        raise CommandError(str(exc)) from exc
 
 
 def state(ctx: click.Context) -> CliState:

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
-from lcm_adapter.cli.base import CommandError, emit, fail, json_option, state
+from lcm_adapter.cli.base import emit, fail, json_option, state
 from lcm_adapter.paths import resolve_db_url
-from lcm_core.config import load_config
 from lcm_core.store.registry import open_store
 
 
@@ -39,42 +36,14 @@ def hook(ctx: click.Context, event: str | None) -> None:
     session-start or stop. Reads the hook JSON on stdin, writes the reply on stdout, and
     always exits 0 so the agent never stops because of memory (errors go to hooks.log).
     """
-    from lcm_adapter.claude import hooks
+    from lcm_adapter.claude.run import run_hook, stdin_bytes
 
     cli_state = state(ctx)
-    name = hooks.event_name(event or "")
-    problems: list[str] = []
-    reply: dict[str, Any] | None = None
-    # Anything printed while we work goes to stderr: stdout carries only the reply.
-    with contextlib.redirect_stdout(sys.stderr):
-        try:
-            config = cli_state.config()
-        except CommandError as exc:
-            problems.append(f"{exc.format_message()}; using the default settings")
-            config = load_config()
-        try:
-            payload = hooks.parse_payload(_stdin_bytes())
-        except (ValueError, OSError) as exc:
-            payload = None
-            problems.append(f"bad hook input: {exc}")
-        if name is None:
-            problems.append(f"unknown hook event {event!r}; use one of {', '.join(hooks.EVENTS)}")
-        elif payload is not None:
-            outcome = hooks.handle(name, payload, cli_state.db, config)
-            reply = outcome.reply
-            problems.extend(outcome.problems)
-        for line in hooks.log_problems(cli_state.db, name or str(event), problems):
-            click.echo(line, err=True)
-    if reply is not None:
-        click.echo(json.dumps(reply, ensure_ascii=False, sort_keys=True))
-
-
-def _stdin_bytes() -> bytes:
-    stream = sys.stdin
-    buffer = getattr(stream, "buffer", None)
-    if buffer is not None:
-        return bytes(buffer.read())
-    return stream.read().encode("utf-8", errors="replace")
+    run = run_hook(event, cli_state.db, cli_state.config_path, stdin_bytes())
+    for line in run.errors:
+        click.echo(line, err=True)
+    if run.reply is not None:
+        click.echo(run.reply)
 
 
 @click.group()
