@@ -31,7 +31,6 @@ from lcm_core.skills.ingest import ingest_skills
 from lcm_core.store.models import AssemblyLog
 from lcm_core.store.ports import MemoryStore
 from lcm_core.store.registry import open_store
-from lcm_core.validation.preconditions import check_preconditions
 
 if TYPE_CHECKING:
     from lcm_adapter.commands import CommandResult
@@ -455,6 +454,8 @@ def _call_log_assembly(
 def _call_preconditions(
     store: MemoryStore, session_id: str, tool: str, args: Any, config: Config, cwd: str | None
 ) -> tuple[str | None, tuple[str, ...]]:
+    from lcm_core.validation.preconditions import check_preconditions  # tool steps only
+
     decision = check_preconditions(config, tool, args, base_dir=cwd)
     return (None if decision.allow else decision.to_host()["reason"]), decision.errors
 

@@ -9,7 +9,6 @@ and parenthesised explanations.
 
 from __future__ import annotations
 
-import importlib.util
 import inspect
 import re
 import sys
@@ -247,6 +246,8 @@ def _load(path: Path) -> ModuleType:
     module = _SCRIPT_CACHE.get(key)
     if module is None:
         name = "lcm_user_check_" + sha256_hex(key[0])[:12]
+        import importlib.util  # only a rule with a check script needs the loader
+
         spec = importlib.util.spec_from_file_location(name, path)
         if spec is None or spec.loader is None:
             raise ImportError(f"cannot load {path.name}")
