@@ -139,10 +139,11 @@ class EventsMixin:
             for table in ("events", "events_search"):
                 self._db.remember(table, "session_id = ? AND seq = ?", key)
             self._db.remember("archive", "session_id = ? AND ref = ?", ref)
+            erased = records.erased_event_record(gone)
             raw.execute(
-                "UPDATE events SET text = '', content_hash = '', truncated = 0, store = ? "
+                f"UPDATE events SET {records.set_clause(erased, '?')} "
                 "WHERE session_id = ? AND seq = ?",
-                (gone.store, *key),
+                (*erased.values(), *key),
             )
             raw.execute(
                 "UPDATE events_search SET folded = '', grams = 0 WHERE session_id = ? AND seq = ?",

@@ -152,10 +152,10 @@ class DuckDBMemoryStore(
             gone = records.erase_item(rows.item_from_row(row), at)
             self._db.remember("memory_items", "id = ?", (item_id,))
             self._db.remember("memory_search", "id = ?", (item_id,))
+            erased = records.erased_item_record(gone)
             raw.execute(
-                "UPDATE memory_items SET content = '', content_hash = '', conditions_json = '[]', "
-                "scope_json = '{}', numbers_json = '[]', status = ?, updated_at = ? WHERE id = ?",
-                (gone.status, at, item_id),
+                f"UPDATE memory_items SET {records.set_clause(erased, '?')} WHERE id = ?",
+                (*erased.values(), item_id),
             )
             raw.execute("UPDATE memory_search SET folded = '', grams = 0 WHERE id = ?", (item_id,))
             self._append_memory_event(

@@ -175,10 +175,11 @@ class EventsMixin:
             if row is None:
                 return None
             gone = records.erase_event(rows.event_from_row(row))
+            erased = records.erased_event_record(gone)
             raw.execute(
-                "UPDATE events SET text = '', content_hash = '', truncated = 0, folded = '', "
-                "store = %s WHERE session_id = %s AND seq = %s",
-                (gone.store, *key),
+                f"UPDATE events SET {records.set_clause(erased, '%s')}, folded = '' "
+                "WHERE session_id = %s AND seq = %s",
+                (*erased.values(), *key),
             )
             raw.execute(
                 "DELETE FROM archive WHERE session_id = %s AND ref = %s",

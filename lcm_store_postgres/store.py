@@ -167,11 +167,11 @@ class PostgresMemoryStore(EventsMixin, RecordsMixin, AdminMixin, ImportMixin):
                 raise StoreNotFoundError(f"no memory item {item_id}")
             at = event.at or utc_now_iso()
             gone = records.erase_item(rows.item_from_row(row), at)
+            erased = records.erased_item_record(gone)
             raw.execute(
-                "UPDATE memory_items SET content = '', content_hash = '', conditions_json = '[]', "
-                "scope_json = '{}', numbers_json = '[]', folded = '', status = %s, "
-                "updated_at = %s WHERE id = %s",
-                (gone.status, at, item_id),
+                f"UPDATE memory_items SET {records.set_clause(erased, '%s')}, folded = '' "
+                "WHERE id = %s",
+                (*erased.values(), item_id),
             )
             self._append_memory_event(
                 raw, replace(event, memory_id=item_id, session_id=gone.session_id, at=at)

@@ -109,10 +109,11 @@ class EventsMixin(SearchMixin):
                 return None
             gone = records.erase_event(rows.event_from_row(row))
             # The FTS update trigger removes the old text's index entries.
+            erased = records.erased_event_record(gone)
             raw.execute(
-                "UPDATE events SET text = '', content_hash = '', truncated = 0, store = ? "
+                f"UPDATE events SET {records.set_clause(erased, '?')} "
                 "WHERE session_id = ? AND seq = ?",
-                (gone.store, session_id, seq),
+                (*erased.values(), session_id, seq),
             )
             raw.execute(
                 "DELETE FROM archive WHERE session_id = ? AND ref = ?", (session_id, f"seq:{seq}")

@@ -147,10 +147,10 @@ class SQLiteMemoryStore(EventsMixin, RecordsMixin, AdminMixin, ImportMixin, SqlR
             at = event.at or utc_now_iso()
             gone = records.erase_item(rows.item_from_row(row), at)
             # The FTS update trigger removes the old content's index entries.
+            erased = records.erased_item_record(gone)
             raw.execute(
-                "UPDATE memory_items SET content = '', content_hash = '', conditions_json = '[]', "
-                "scope_json = '{}', numbers_json = '[]', status = ?, updated_at = ? WHERE id = ?",
-                (gone.status, at, item_id),
+                f"UPDATE memory_items SET {records.set_clause(erased, '?')} WHERE id = ?",
+                (*erased.values(), item_id),
             )
             self._append_memory_event(
                 raw, replace(event, memory_id=item_id, session_id=gone.session_id, at=at)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, Final
 
 from lcm_core.clock import utc_now_iso
 from lcm_core.store import rows
@@ -102,6 +102,36 @@ def erase_item(current: MemoryItem, at: str) -> MemoryItem:
 def erase_event(event: Event) -> Event:
     """The tombstone of a forgotten event: seq, type, time and ids kept, no text and no hash."""
     return replace(event, text="", content_hash="", truncated=False, store="forgotten")
+
+
+# The columns a forget rewrites: every text-bearing field and the status it leaves behind.
+_ERASED_ITEM: Final = (
+    "content",
+    "content_hash",
+    "conditions_json",
+    "scope_json",
+    "numbers_json",
+    "status",
+    "updated_at",
+)
+_ERASED_EVENT: Final = ("text", "content_hash", "truncated", "store")
+
+
+def erased_item_record(tombstone: MemoryItem) -> Record:
+    """The columns `forget_item` writes, from `erase_item`'s tombstone (one definition of it)."""
+    record = item_record(tombstone)
+    return {name: record[name] for name in _ERASED_ITEM}
+
+
+def erased_event_record(tombstone: Event) -> Record:
+    """The columns `forget_event` writes, from `erase_event`'s tombstone."""
+    record = event_record(tombstone)
+    return {name: record[name] for name in _ERASED_EVENT}
+
+
+def set_clause(record: Record, mark: str) -> str:
+    """`a = ?, b = ?` for an UPDATE of a record's columns, in the backend's parameter mark."""
+    return ", ".join(f"{name} = {mark}" for name in record)
 
 
 def event_record(event: Event) -> Record:
