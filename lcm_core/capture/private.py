@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from lcm_core.config import Config
 from lcm_core.text.private import hide_private
+from lcm_core.text.redact import redact
 from lcm_core.text.tokens import sha256_hex
 
 if TYPE_CHECKING:
@@ -41,12 +42,7 @@ class Scrubber:
         if not text:
             return text
         hidden = hide_private(text, self.patterns)
-        if not self.redact:
-            return hidden
-        # Imported only when asked for: its ~25 patterns would cost every hook's start.
-        from lcm_core.text.redact import redact
-
-        return redact(hidden)
+        return redact(hidden) if self.redact else hidden
 
 
 def scrub_text(text: str, config: Config) -> str:
