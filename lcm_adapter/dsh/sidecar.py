@@ -38,6 +38,7 @@ from lcm_adapter.reextract import upgrade_on_open
 from lcm_adapter.runtime import MemoryRuntime
 from lcm_core import usecases
 from lcm_core.config import load_config
+from lcm_core.text.lazy_regex import compile_all
 
 PARSE_ERROR: Final = -32700
 INVALID_REQUEST: Final = -32600
@@ -354,6 +355,8 @@ def main(db: str | None = None, settings: Mapping[str, Any] | None = None) -> in
     def open_runtime(given: Mapping[str, Any] | None) -> MemoryRuntime:
         return MemoryRuntime.open(db, given if given is not None else settings)
 
+    # Before the first request, not inside it: steps have a deadline, this process has time.
+    compile_all()
     code = 0
     try:
         code = serve(Sidecar(open_runtime), sys.stdin.buffer, protocol_out)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import sys
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any, TypeAlias
 
@@ -23,6 +24,7 @@ class LazyPattern:
     def __init__(self, pattern: str, flags: int = 0) -> None:
         self.pattern = pattern
         self.flags = flags
+        _CREATED.add(self)
 
     def compiled(self) -> re.Pattern[str]:
         """The compiled pattern; the first call also rebinds this object's methods to it."""
@@ -72,6 +74,21 @@ class LazyPattern:
 
     def __repr__(self) -> str:
         return f"LazyPattern({self.pattern!r}, {self.flags!r})"
+
+
+# Every pattern alive, for `compile_all` (weak: a pattern made inside a call is let go).
+_CREATED: weakref.WeakSet[LazyPattern] = weakref.WeakSet()
+
+
+def compile_all() -> int:
+    """Compile every pattern made so far; returns how many.
+
+    A long-lived process (the DSH sidecar) calls it once at start, so its first steps do
+    not pay for compiling what a short-lived hook gladly skips.
+    """
+    for pattern in list(_CREATED):
+        pattern.compiled()
+    return len(_CREATED)
 
 
 # What code that takes a pattern accepts: compiled now or on first use.

@@ -42,3 +42,20 @@ def test_source_is_readable_before_use_and_use_binds_the_compiled_methods() -> N
     assert "search" not in vars(lazy)
     assert lazy.search("incl. TAX")
     assert vars(lazy)["search"].__self__ is lazy.compiled()
+
+
+def test_compile_all_compiles_what_exists_and_keeps_nothing_alive() -> None:
+    """The sidecar compiles every pattern at start; a pattern made inside a call is let go."""
+    import gc
+
+    from lcm_core.text import lazy_regex
+
+    kept = lazy_compile(r"预算\s*\d+")
+    assert "search" not in vars(kept)
+    assert lazy_regex.compile_all() >= 1
+    assert vars(kept)["search"].__self__ is kept.compiled()
+    before = len(lazy_regex._CREATED)
+    for _ in range(50):
+        assert lazy_compile(r"端口 \d+").search("端口 8080")
+    gc.collect()
+    assert len(lazy_regex._CREATED) == before
