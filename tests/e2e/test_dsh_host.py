@@ -117,9 +117,19 @@ def test_f_a_killed_sidecar_is_restarted_and_memory_returns(
     block = s.memory_block(model.bodies[-1])
     assert block is not None and "Redis" in block and "500 美元" in block
     sent = {int(e["seq"]) for r in results for e in r.events}
-    runtime = s.runtime()
-    try:
-        stored = {e.seq for e in runtime.store.list_events(s.session.id)}
-    finally:
-        runtime.close()
+
+    def stored_seqs() -> set[int]:
+        runtime = s.runtime()
+        try:
+            return {e.seq for e in runtime.store.list_events(s.session.id)}
+        finally:
+            runtime.close()
+
+    # Capture is asynchronous: the last turn's events may still be on their way to the
+    # sidecar when the turn returns, so give them until WAIT_SECONDS to arrive.
+    deadline = time.monotonic() + WAIT_SECONDS
+    stored = stored_seqs()
+    while not sent <= stored and time.monotonic() < deadline:
+        time.sleep(0.05)
+        stored = stored_seqs()
     assert sent <= stored, f"events lost while the sidecar was down: {sorted(sent - stored)}"
