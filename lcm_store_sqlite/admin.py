@@ -12,6 +12,7 @@ from lcm_core.store.queries import PURGED_TABLES, Query
 
 if TYPE_CHECKING:
     from lcm_store_sqlite.connection import Connection
+    from lcm_store_sqlite.session_cache import SessionCache
 
 _EXPORT_BATCH = 1000
 
@@ -20,6 +21,7 @@ class AdminMixin:
     """Meta, stats, export, purge, integrity, vacuum and backup; needs `self._db`."""
 
     _db: Connection
+    _sessions: SessionCache
 
     # --- meta --------------------------------------------------------------------
     def get_meta(self, key: str) -> str | None:
@@ -57,6 +59,7 @@ class AdminMixin:
             for table in SESSION_TABLES:
                 cursor = raw.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
                 deleted[table] = max(0, cursor.rowcount)
+        self._sessions.invalidate()
         return deleted
 
     def purge_all(self) -> dict[str, int]:
@@ -64,6 +67,7 @@ class AdminMixin:
         with self._db.transaction(), self._db.guarded("purge all") as raw:
             for table in PURGED_TABLES:
                 deleted[table] = max(0, raw.execute(f"DELETE FROM {table}").rowcount)
+        self._sessions.invalidate()
         return deleted
 
     def integrity_check(self) -> list[str]:
@@ -130,6 +134,7 @@ class AdminMixin:
                 raw.execute("INSERT INTO events_fts (events_fts) VALUES ('rebuild')")
                 raw.execute("INSERT INTO memory_fts (memory_fts) VALUES ('rebuild')")
             raw.execute("VACUUM")
+        self._sessions.invalidate()
 
     def scrub(self) -> dict[str, Any]:
         """Wipe erased text from the file: merge each FTS index (an FTS 'delete' only adds a

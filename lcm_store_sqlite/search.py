@@ -39,8 +39,6 @@ def contains_clause(column: str, term: str) -> tuple[str, str]:
     return f"instr(lower({column}), ?) > 0", term.translate(_ASCII_LOWER)
 
 
-# Sessions up to this many rows are searched by scanning them (see `_search`).
-SCAN_ROWS_MAX = 20_000
 # How far the scope count (the N of BM25) counts a big session.
 SCOPE_COUNT_MAX = 1_000_000
 # Terms combined in one statement; more are searched in further statements.
@@ -107,7 +105,7 @@ class SearchMixin:
                 scored = dict(
                     zip(texts, score_matches(list(texts.values()), all_terms, scope), strict=True)
                 )
-                best = _best_keys(scored, limit)
+                best = best_keys(scored, limit)
                 rows = self._rows_by_id(raw, table, best)
                 return [(rows[rowid], scored[rowid]) for rowid in best]
             found = self._indexed_rows(raw, table, fts_table, column, split, where, params, limit)
@@ -230,7 +228,7 @@ class SearchMixin:
         return found
 
 
-def _best_keys(scores: dict[int, float], limit: int) -> list[int]:
+def best_keys(scores: dict[int, float], limit: int) -> list[int]:
     """The `limit` best-scored keys plus any tied with the last one, best first."""
     ordered = sorted(scores, key=lambda key: (-scores[key], key))
     if len(ordered) <= limit:

@@ -18,6 +18,7 @@ from lcm_core.store.models import (
     MemoryEvent,
     MemoryItem,
 )
+from lcm_core.store.queries import SCAN_ROWS_MAX
 from lcm_core.store.registry import store_url
 from lcm_core.store.sql_reads import SqlReads
 from lcm_store_sqlite.admin import AdminMixin
@@ -25,7 +26,7 @@ from lcm_store_sqlite.connection import DIALECT, Connection
 from lcm_store_sqlite.events import EventsMixin
 from lcm_store_sqlite.imports import ImportMixin
 from lcm_store_sqlite.records import RecordsMixin
-from lcm_store_sqlite.search import SCAN_ROWS_MAX
+from lcm_store_sqlite.session_cache import SessionCache
 
 _INSERT_ITEM = (
     f"INSERT INTO memory_items ({rows.ITEM_COLUMNS}) "
@@ -38,14 +39,25 @@ class SQLiteMemoryStore(EventsMixin, RecordsMixin, AdminMixin, ImportMixin, SqlR
 
     dialect = DIALECT
 
-    def __init__(self, location: str | Path, *, scan_rows_max: int = SCAN_ROWS_MAX) -> None:
+    def __init__(
+        self,
+        location: str | Path,
+        *,
+        scan_rows_max: int = SCAN_ROWS_MAX,
+        session_cache: bool = True,
+    ) -> None:
         """Open (creating or migrating) the database; `scan_rows_max` sets the search path.
 
         A session-scoped search over at most `scan_rows_max` rows scans them; a bigger
         scope uses the FTS index. Tests set it to 0 to exercise the index path on small data.
+        With `session_cache` a scanned session's events are kept in memory and followed
+        (`session_cache.SessionCache`): same results, without reading them at every step.
         """
         self._db = Connection(str(location))
         self._scan_rows_max = scan_rows_max
+        self._sessions = SessionCache(
+            rows.event_from_row, rows_max=scan_rows_max if session_cache else 0
+        )
         # Per query shape ("search": rowid and every column; "all": every column), rows
         # already converted: a pre-step reads the same turns and items again and again.
         self._event_memos = {

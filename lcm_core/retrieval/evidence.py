@@ -58,7 +58,7 @@ from lcm_core.retrieval.shown import Shown
 from lcm_core.store.models import Event, MemoryItem
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.query import QuerySignals, evidence_terms, exact_hits
-from lcm_core.text.relevance import bm25, relevance_tokens
+from lcm_core.text.relevance import bm25, text_bag
 from lcm_core.text.tokens import MAX_QUERY_TOKENS, normalize_text, per_text_cache, tokenize
 
 # Event types whose rows are searched for exact matches besides the quotable ones, so
@@ -291,8 +291,8 @@ def gather_evidence(
         if seq not in cited:
             search = searched.get(seq)
             if search is None:
-                tokens = relevance_tokens(event.text)
-                search = bm25(tokens, pool.terms, pool.corpus) if pool is not None else 0.0
+                bag = text_bag(event.text)
+                search = bm25(bag, pool.terms, pool.corpus) if pool is not None else 0.0
             score, recent = scorer(event, search)
             turn = _Candidate(seq, event, (), score, search, recent)
             keyed.append((turn.key(-seq), turn))

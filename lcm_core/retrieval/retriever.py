@@ -36,14 +36,15 @@ from lcm_core.retrieval.project import (
 from lcm_core.store.models import Event, MemoryItem
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.relevance import (
+    Bag,
     Corpus,
     QueryTerms,
     asks_for_norm,
     bm25,
     corpus_of,
     query_terms,
-    relevance_tokens,
     saturation,
+    text_bag,
 )
 
 # Raw turns read per query: enough that term frequencies stay close to the session's.
@@ -145,7 +146,7 @@ class LexicalRetriever:
         )
         if terms.empty:
             return Pool(terms)
-        tokens = _Tokens(
+        tokens = _Bags(
             stop=not _ablated(config, "stopwords"), stemmed=not _ablated(config, "stemming")
         )
         filters = list(terms.filters())
@@ -197,7 +198,7 @@ class LexicalRetriever:
         items: list[tuple[MemoryItem, float]],
         corpus: Corpus,
         terms: QueryTerms,
-        tokens: _Tokens,
+        tokens: _Bags,
     ) -> list[tuple[MemoryItem, float]]:
         """Add the project's other sessions' durable items, scored below this session's.
 
@@ -222,7 +223,7 @@ class LexicalRetriever:
         terms: QueryTerms,
         corpus: Corpus,
         config: Config,
-        tokens: _Tokens,
+        tokens: _Bags,
     ) -> dict[int, ScoredTurn]:
         context_weight = 0.0 if _ablated(config, "context") else config.retrieval.context_weight
         episode_weight = 0.0 if _ablated(config, "episode") else config.retrieval.episode_weight
@@ -241,8 +242,10 @@ class LexicalRetriever:
             query_tokens = set(terms.weights)
             for event in events:
                 key = episode_key(event)
-                for token in set(tokens(event.text)) & query_tokens:
-                    per_term[key][token] += 1
+                counts = tokens(event.text).counts
+                for token in query_tokens:
+                    if token in counts:
+                        per_term[key][token] += 1
             for key, counts in per_term.items():
                 # Summed in term order: a set's order changes with the process's hash seed,
                 # and a float sum in another order differs in its last bits.
@@ -266,14 +269,14 @@ class LexicalRetriever:
 
 
 @dataclass(frozen=True, slots=True)
-class _Tokens:
-    """Relevance tokens with the ablation switches applied."""
+class _Bags:
+    """Bags of relevance tokens with the ablation switches applied."""
 
     stop: bool = True
     stemmed: bool = True
 
-    def __call__(self, text: str) -> tuple[str, ...]:
-        return relevance_tokens(text, self.stop, self.stemmed)
+    def __call__(self, text: str) -> Bag:
+        return text_bag(text, self.stop, self.stemmed)
 
 
 def _source_seqs(item: MemoryItem) -> tuple[int, ...]:

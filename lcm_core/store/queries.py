@@ -21,6 +21,9 @@ from lcm_core.text.tokens import MIN_INDEXED_TERM_CHARS, search_terms
 Query = tuple[str, tuple[Any, ...]]
 # What `purge_all` empties: every table but the store's own bookkeeping.
 PURGED_TABLES = tuple(table for table in TABLES if table != "meta")
+# A session-scoped search over up to this many rows scores every row that matches (exact);
+# bigger scopes score a bounded candidate list from an index. Every SQL backend uses it.
+SCAN_ROWS_MAX = 100_000
 
 
 @dataclass(frozen=True, slots=True)

@@ -149,38 +149,56 @@ class Corpus:
         return value
 
 
-def corpus_of(token_lists: Iterable[Sequence[str]], rows: int, terms: QueryTerms) -> Corpus:
+@dataclass(frozen=True, slots=True)
+class Bag:
+    """A text's relevance tokens as counts in first-seen order, and how many there are."""
+
+    length: int
+    counts: Mapping[str, int]
+    # Each token's first-seen rank: scores sum their terms in this order (stable bits).
+    first: Mapping[str, int]
+
+
+def bag_of(tokens: Sequence[str]) -> Bag:
+    """The bag of a token sequence (repeats are term frequency)."""
+    counts = dict(Counter(tokens))
+    return Bag(len(tokens), counts, {t: i for i, t in enumerate(counts)})
+
+
+@functools.lru_cache(maxsize=50_000)
+def text_bag(text: str, stop: bool = True, stemmed: bool = True) -> Bag:
+    """The bag of a text's relevance tokens. Cached by text: a sidecar scores the same
+    turns step after step, and a text's hash is kept by the string (a token tuple's is not)."""
+    return bag_of(relevance_tokens(text, stop, stemmed))
+
+
+def corpus_of(bags: Iterable[Bag], rows: int, terms: QueryTerms) -> Corpus:
     """Document frequencies of the query's terms among the given texts, in a scope of `rows`."""
-    wanted = set(terms.weights)
+    wanted = tuple(terms.weights)
     frequency: Counter[str] = Counter()
     lengths = 0
     count = 0
-    for tokens in token_lists:
+    for bag in bags:
         count += 1
-        lengths += len(tokens)
-        frequency.update(wanted.intersection(tokens))
+        lengths += bag.length
+        frequency.update(t for t in wanted if t in bag.counts)
     average = lengths / count if count else 1.0
     return Corpus(max(rows, count), dict(frequency), max(average, 1.0))
 
 
-def bm25(tokens: Sequence[str], terms: QueryTerms, corpus: Corpus) -> float:
-    """Okapi BM25 of one text's tokens for the weighted query terms."""
-    if not tokens or terms.empty:
+def bm25(bag: Bag, terms: QueryTerms, corpus: Corpus) -> float:
+    """Okapi BM25 of one text's bag for the weighted query terms."""
+    if not bag.length or terms.empty:
         return 0.0
-    weights = terms.weights
-    # The text's term frequencies in first-seen order (what Counter gives), kept per text.
-    counts = [(t, tf) for t, tf in _term_counts(tuple(tokens)).items() if t in weights]
-    if not counts:
+    weights, counts = terms.weights, bag.counts
+    present = [t for t in weights if t in counts]
+    if not present:
         return 0.0
-    norm = K1 * (1.0 - B + B * len(tokens) / corpus.average_length)
-    return sum(weights[t] * corpus.idf(t) * tf * (K1 + 1.0) / (tf + norm) for t, tf in counts)
-
-
-@functools.lru_cache(maxsize=50_000)
-def _term_counts(tokens: tuple[str, ...]) -> dict[str, int]:
-    """Each token's count, in first-seen order. Cached: a sidecar scores the same turns
-    step after step. Read-only for callers."""
-    return dict(Counter(tokens))
+    present.sort(key=bag.first.__getitem__)  # the text's order, as the sum always went
+    norm = K1 * (1.0 - B + B * bag.length / corpus.average_length)
+    return sum(
+        weights[t] * corpus.idf(t) * counts[t] * (K1 + 1.0) / (counts[t] + norm) for t in present
+    )
 
 
 def saturation(count: int) -> float:

@@ -216,6 +216,12 @@ _BM25_K1: Final = 1.2
 _BM25_B: Final = 0.75
 
 
+@per_text_cache(maxsize=50_000)
+def _casefolded(text: str) -> str:
+    """`str.casefold`, kept per text: a session's turns are scored again at every step."""
+    return text.casefold()
+
+
 def score_matches(texts: Sequence[str], terms: Sequence[str], scope_rows: int) -> list[float]:
     """Relevance of each matching text: distinct terms it contains, plus BM25 in [0, 1).
 
@@ -225,7 +231,7 @@ def score_matches(texts: Sequence[str], terms: Sequence[str], scope_rows: int) -
     rather than across every session in the file. Term frequency counts
     non-overlapping, case-insensitive occurrences; length is in characters.
     """
-    folded = [text.casefold() for text in texts]
+    folded = [_casefolded(text) for text in texts]
     keys = [term.casefold() for term in terms]
     if not folded or not keys:
         return [0.0 for _ in texts]

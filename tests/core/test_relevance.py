@@ -20,6 +20,7 @@ from lcm_core.text.relevance import (
     corpus_of,
     query_terms,
     relevance_tokens,
+    text_bag,
 )
 
 S = "sess"
@@ -82,7 +83,7 @@ def test_a_term_in_most_turns_weighs_close_to_nothing(store: MemoryStore, script
     for seq in range(1, 122):
         script.user(seq, f"Anna: today was about the {topics[seq % len(topics)]} {seq}")
     script.user(122, "Anna: Anna says Anna is tired, Anna")
-    texts = [relevance_tokens(e.text) for e in store.list_events(S)]
+    texts = [text_bag(e.text) for e in store.list_events(S)]
     corpus = corpus_of(texts, len(texts), query_terms("Anna kayak"))
     assert corpus.idf("anna") == IDF_FLOOR
     assert corpus.idf("kayak") > 30 * corpus.idf("anna")  # kayak is in one turn in six
@@ -100,8 +101,8 @@ def test_cjk_bigrams_score(store: MemoryStore, script: Any) -> None:
     """A CJK run is its character bigrams; a two-character word of the question scores."""
     assert relevance_tokens("西湖划船") == ("西湖", "湖划", "划船")
     terms = query_terms("划船")
-    tokens = relevance_tokens("孩子们特别喜欢在西湖划船")
-    assert bm25(tokens, terms, corpus_of([tokens], 1, terms)) > 0
+    bag = text_bag("孩子们特别喜欢在西湖划船")
+    assert bm25(bag, terms, corpus_of([bag], 1, terms)) > 0
     script.user(1, "孩子们特别喜欢在西湖划船")
     script.user(2, "今天下雨了")
     assert set(turn_scores(store, "划船好玩吗？")) == {1}

@@ -1,0 +1,211 @@
+"""A long-lived handle's copy of the sessions it searches, so a step does not re-read them.
+
+A pre-step searches one session's events two or three times and reads some of them by
+seq; a sidecar does that at every step of a session that only grows. Each session a
+search touches is copied once (its rows, converted to `Event`s) and then followed:
+
+- rows added since (by any connection) have larger rowids than any seen, and are
+  appended by one `rowid > ?` read (rowids only grow: events are never deleted
+  except by a purge, which clears the copy);
+- any commit by another connection changes `PRAGMA data_version`, and then every copy
+  is dropped and read afresh (a forget or purge there rewrites rows in place);
+- this handle's own in-place rewrites (forget, purge, vacuum) call `invalidate`.
+
+Inside an open transaction the copy is not used (rows it would read may be rolled
+back). A search over the copy is the same scan as the SQL one (`search.SearchMixin`):
+the same matching rule, the same scorer, the same order, so results are identical.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from bisect import bisect_right
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from lcm_core.store.models import Event
+
+# A session with more rows than this is not copied (its search is the SQL one).
+CACHE_ROWS_MAX = 100_000
+# Rows held across sessions; the least recently searched session goes first.
+CACHE_TOTAL_ROWS = 200_000
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def ascii_fold(text: str) -> str:
+    """Lower-case ASCII letters only, as SQLite's LIKE compares them."""
+    return text.translate(_ASCII_LOWER)
+
+
+# Events per block of joined text: a growing session rebuilds only its last block.
+_BLOCK = 1024
+# Joins a block's texts; a term holding it is matched text by text instead.
+_SEP = "\x00"
+
+
+@dataclass(slots=True)
+class _Block:
+    """Up to `_BLOCK` consecutive events' folded texts joined, and where each starts."""
+
+    first: int  # index of the block's first event in the session
+    joined: str = ""
+    starts: list[int] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class CachedSession:
+    """One session's events in rowid order, with their ASCII-folded text."""
+
+    max_rowid: int
+    changes: int = -1  # the connection's total_changes when rows were last looked for
+    events: list[Event] = field(default_factory=list)
+    folded: list[str] = field(default_factory=list)
+    by_seq: dict[int, Event] = field(default_factory=dict)
+    _blocks: list[_Block] = field(default_factory=list)
+
+    def add(self, event: Event) -> None:
+        self.events.append(event)
+        self.folded.append(ascii_fold(event.text))
+        self.by_seq[event.seq] = event
+
+    def matching(self, terms: Sequence[str], types: Sequence[str] | None) -> list[Event]:
+        """Events (of `types`) whose text contains any term, ASCII case-insensitive, in order."""
+        keys = [ascii_fold(term) for term in terms]
+        wanted = None if types is None else frozenset(types)
+        found: set[int] = set()
+        for key in keys:
+            if not key:
+                continue
+            if _SEP in key:
+                found.update(i for i, text in enumerate(self.folded) if key in text)
+                continue
+            for block in self._current_blocks():
+                self._find(block, key, found)
+        events = self.events
+        return [events[i] for i in sorted(found) if wanted is None or events[i].type in wanted]
+
+    @staticmethod
+    def _find(block: _Block, key: str, found: set[int]) -> None:
+        """Add the index of every text of `block` holding `key` (one search per hit)."""
+        joined, starts = block.joined, block.starts
+        position = joined.find(key)
+        while position >= 0:
+            local = bisect_right(starts, position) - 1
+            found.add(block.first + local)
+            if local + 1 >= len(starts):
+                return
+            position = joined.find(key, starts[local + 1])
+
+    def _current_blocks(self) -> list[_Block]:
+        """The blocks, the last one rebuilt when events were added since it was joined."""
+        size = len(self.folded)
+        covered = self._blocks[-1].first + len(self._blocks[-1].starts) if self._blocks else 0
+        if covered < size:
+            if self._blocks and len(self._blocks[-1].starts) < _BLOCK:
+                self._blocks.pop()
+            first = self._blocks[-1].first + _BLOCK if self._blocks else 0
+            while first < size:
+                texts = self.folded[first : first + _BLOCK]
+                starts, offset = [], 0
+                for text in texts:
+                    starts.append(offset)
+                    offset += len(text) + 1
+                self._blocks.append(_Block(first, _SEP.join(texts), starts))
+                first += _BLOCK
+        return self._blocks
+
+
+class SessionCache:
+    """Sessions copied from one connection, kept current by rowid and `data_version`."""
+
+    def __init__(self, convert: Callable[[sqlite3.Row], Event], *, rows_max: int) -> None:
+        self._convert = convert
+        self._rows_max = min(rows_max, CACHE_ROWS_MAX)
+        self._sessions: OrderedDict[str, CachedSession] = OrderedDict()
+        self._version: int | None = None
+        self._held = 0
+        # Sessions found too big to copy: rows only grow until a purge (`invalidate`).
+        self._too_big: set[str] = set()
+
+    def invalidate(self) -> None:
+        """Drop every copy: this handle rewrote rows in place (forget, purge, vacuum)."""
+        self._sessions.clear()
+        self._held = 0
+        self._too_big.clear()
+
+    def session(self, raw: sqlite3.Connection, session_id: str) -> CachedSession | None:
+        """The session's current copy, or None when it is not kept (too big, in a transaction)."""
+        if self._rows_max <= 0 or raw.in_transaction or session_id in self._too_big:
+            return None
+        version = int(raw.execute("PRAGMA data_version").fetchone()[0])
+        if version != self._version:
+            self.invalidate()
+            self._version = version
+        entry = self._sessions.get(session_id)
+        changes = raw.total_changes
+        if entry is not None and entry.changes == changes:
+            # No commit elsewhere (data_version) and no write here since the last look.
+            self._sessions.move_to_end(session_id)
+            return entry
+        top = int(raw.execute("SELECT MAX(rowid) FROM events").fetchone()[0] or 0)
+        if entry is None:
+            entry = self._read(raw, session_id, top)
+            if entry is None:
+                return None
+        elif top > entry.max_rowid and not self._extend(raw, session_id, entry, top):
+            return None
+        entry.changes = changes
+        self._sessions.move_to_end(session_id)
+        while self._held > CACHE_TOTAL_ROWS and len(self._sessions) > 1:
+            _, oldest = self._sessions.popitem(last=False)
+            self._held -= len(oldest.events)
+        return entry
+
+    def _read(self, raw: sqlite3.Connection, session_id: str, top: int) -> CachedSession | None:
+        count = raw.execute(
+            "SELECT COUNT(*) FROM (SELECT 1 FROM events WHERE session_id = ? LIMIT ?)",
+            (session_id, self._rows_max + 1),
+        ).fetchone()[0]
+        if count > self._rows_max:
+            self._too_big.add(session_id)
+            return None
+        found = raw.execute(
+            "SELECT rowid AS _rowid, * FROM events WHERE session_id = ? AND rowid <= ?",
+            (session_id, top),
+        ).fetchall()
+        entry = CachedSession(top)
+        # Sorted here, not in SQL: `ORDER BY rowid` walks the whole table instead of the
+        # session's index (see `search.SearchMixin._like_rows`).
+        for row in sorted(found, key=_rowid):
+            entry.add(self._convert(row))
+        self._sessions[session_id] = entry
+        self._held += len(entry.events)
+        return entry
+
+    def _extend(
+        self, raw: sqlite3.Connection, session_id: str, entry: CachedSession, top: int
+    ) -> bool:
+        found = raw.execute(
+            "SELECT rowid AS _rowid, * FROM events WHERE rowid > ? AND rowid <= ? "
+            "AND session_id = ?",
+            (entry.max_rowid, top, session_id),
+        ).fetchall()
+        entry.max_rowid = top
+        if not found:
+            return True
+        if len(entry.events) + len(found) > self._rows_max:
+            self._too_big.add(session_id)
+            del self._sessions[session_id]
+            self._held -= len(entry.events)
+            return False
+        for row in sorted(found, key=_rowid):
+            entry.add(self._convert(row))
+        self._held += len(found)
+        return True
+
+
+def _rowid(row: Any) -> int:
+    return int(row["_rowid"])

@@ -1,0 +1,125 @@
+"""A long-lived handle's in-memory copy of a session answers exactly as the SQL scan does,
+and never shows an event that is gone or hides one that was added, whoever wrote it."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from lcm_core.store.models import Event
+from lcm_store_sqlite import SQLiteMemoryStore
+
+WORDS = [
+    "deploy",
+    "port",
+    "budget",
+    "cache",
+    "Redis",
+    "端口",
+    "预算",
+    "部署",
+    "缓存",
+    "数据库",
+    "invoice",
+    "p95",
+    "3000",
+    "3000元",
+]
+TYPES = ("user/message", "assistant/message", "tool/result")
+
+
+def _conversation(session: str, count: int, seed: int = 3) -> list[Event]:
+    rng = random.Random(seed)
+    events = []
+    for seq in range(count):
+        kind = TYPES[seq % 3]
+        text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(2, 9)))
+        if seq % 7 == 0:
+            text = text.upper()  # LIKE folds ASCII: the copy must too
+        events.append(Event(session, seq, kind, text, role=kind.split("/")[0]))
+    return events
+
+
+def _search(store: SQLiteMemoryStore, session: str, terms: list[str], **kw: object) -> list:
+    return [(h.event.seq, h.event.text, h.score) for h in store.search_events(session, terms, **kw)]
+
+
+QUERIES = (
+    (["deploy"], {}),
+    (["port", "端口"], {"types": ["user/message"]}),
+    (["预算", "3000"], {"limit": 5}),
+    (["REDIS", "p9"], {"types": ["user/message", "assistant/message"], "limit": 400}),
+    (["数据"], {"limit": 1}),
+    (["nothing-like-this"], {}),
+    (["cache"], {"types": []}),
+)
+
+
+def test_the_copy_finds_what_the_sql_scan_finds_in_the_same_order(tmp_path: Path) -> None:
+    """Across 2 500 events (three of the copy's text blocks), Chinese, upper case, type
+    filters and limits: hit for hit, score for score, the same as without the copy."""
+    path = tmp_path / "m.sqlite"
+    cached = SQLiteMemoryStore(path)
+    cached.insert_events(_conversation("s1", 2500))
+    plain = SQLiteMemoryStore(path, session_cache=False)
+    for terms, kw in QUERIES:
+        expected = _search(plain, "s1", terms, **kw)
+        assert _search(cached, "s1", terms, **kw) == expected
+        assert _search(cached, "s1", terms, **kw) == expected  # and again, warm
+    seqs = [0, 5, 1024, 2048, 2499, 9999]
+    assert cached.get_events("s1", seqs) == plain.get_events("s1", seqs)
+
+
+@pytest.mark.parametrize("writer_is_other", [False, True])
+def test_a_warm_copy_sees_new_events_from_either_handle(
+    tmp_path: Path, writer_is_other: bool
+) -> None:
+    path = tmp_path / "m.sqlite"
+    reader = SQLiteMemoryStore(path)
+    reader.insert_events(_conversation("s1", 1030))
+    assert _search(reader, "s1", ["青花瓷"]) == []
+    writer = SQLiteMemoryStore(path) if writer_is_other else reader
+    writer.insert_event(Event("s1", 5000, "user/message", "预算改成 青花瓷 4000元", role="user"))
+    writer.insert_event(Event("s2", 1, "user/message", "青花瓷 in another session", role="user"))
+    assert [seq for seq, _, _ in _search(reader, "s1", ["青花瓷"])] == [5000]
+    assert reader.get_events("s1", [5000])[0].text == "预算改成 青花瓷 4000元"
+
+
+@pytest.mark.parametrize("writer_is_other", [False, True])
+def test_a_forgotten_event_leaves_a_warm_copy(tmp_path: Path, writer_is_other: bool) -> None:
+    path = tmp_path / "m.sqlite"
+    reader = SQLiteMemoryStore(path)
+    reader.insert_events(_conversation("s1", 300))
+    reader.insert_event(Event("s1", 400, "user/message", "密码是 Quokka-4412", role="user"))
+    assert [seq for seq, _, _ in _search(reader, "s1", ["quokka"])] == [400]
+    writer = SQLiteMemoryStore(path) if writer_is_other else reader
+    writer.forget_event("s1", 400)
+    assert _search(reader, "s1", ["quokka"]) == []
+    assert reader.get_events("s1", [400])[0].text == ""
+
+
+def test_a_purged_session_leaves_a_warm_copy(tmp_path: Path) -> None:
+    store = SQLiteMemoryStore(tmp_path / "m.sqlite")
+    store.insert_events(_conversation("s1", 100))
+    assert _search(store, "s1", ["deploy"])
+    store.purge_session("s1")
+    assert _search(store, "s1", ["deploy"]) == []
+    assert store.get_events("s1", list(range(100))) == []
+    # The same seqs with other text afterwards are the new text, not the old.
+    store.insert_event(Event("s1", 3, "user/message", "端口改成 6543", role="user"))
+    assert [text for _, text, _ in _search(store, "s1", ["端口"])] == ["端口改成 6543"]
+
+
+def test_an_event_rolled_back_never_shows(tmp_path: Path) -> None:
+    store = SQLiteMemoryStore(tmp_path / "m.sqlite")
+    store.insert_events(_conversation("s1", 50))
+    assert _search(store, "s1", ["deploy"])  # the copy is warm
+    with pytest.raises(RuntimeError), store.transaction():
+        store.insert_event(Event("s1", 900, "user/message", "回滚的 zebra 行", role="user"))
+        # Inside the transaction the search reads SQL and sees its own write.
+        assert [seq for seq, _, _ in _search(store, "s1", ["zebra"])] == [900]
+        raise RuntimeError("roll back")
+    assert _search(store, "s1", ["zebra"]) == []
+    assert store.get_events("s1", [900]) == []
