@@ -10,8 +10,9 @@ with BM25 taken over the rows that match (after the filters) inside the searched
 (N = the scope's rows; document frequency, average length and term frequency from the
 matching rows, case-folded, non-overlapping counts). DuckDB computes the same numbers in
 SQL instead of shipping every matching text to Python; tests/store_duckdb checks them
-against `score_matches` itself. The one difference from the SQLite store: past 20 000 rows
-in scope SQLite scores a bounded candidate list from its index, this store every match.
+against `score_matches` itself. The one difference from the SQLite store: past
+`SCAN_ROWS_MAX` (100 000) rows in scope SQLite scores a bounded candidate list from its
+index, this store every match.
 """
 
 from __future__ import annotations

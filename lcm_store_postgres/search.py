@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from lcm_core.store.queries import SCAN_ROWS_MAX
-from lcm_core.text.tokens import MIN_INDEXED_TERM_CHARS, score_matches, search_terms
+from lcm_core.text.tokens import MIN_INDEXED_TERM_CHARS, best_matches, search_terms
 
 if TYPE_CHECKING:
     import psycopg
@@ -105,12 +105,12 @@ def run_search(
             found.setdefault(tuple(row[key] for key in keys), row)
     if not found:
         return []
-    keyed = list(found)
-    scores = score_matches([found[key][column] for key in keyed], terms, scope)
-    scored = dict(zip(keyed, scores, strict=True))
-    best = _best_keys(scored, limit)
+    # In key order, so ties (broken by position) fall in key order.
+    keyed = sorted(found)
+    ranked = best_matches([found[key][column] for key in keyed], terms, scope, limit)
+    best = [keyed[i] for i, _ in ranked]
     whole = found if scan else _whole_rows(raw, table, keys, best)
-    return [(whole[key], scored[key]) for key in best if key in whole]
+    return [(whole[keyed[i]], score) for i, score in ranked if keyed[i] in whole]
 
 
 def _scope_rows(raw: psycopg.Connection[dict[str, Any]], table: str, session_id: str | None) -> int:
@@ -158,12 +158,3 @@ def _whole_rows(
             ([k[0] for k in wanted], [k[1] for k in wanted]),
         )
     return {tuple(row[key] for key in keys): row for row in cursor}
-
-
-def _best_keys(scores: dict[tuple[Any, ...], float], limit: int) -> list[tuple[Any, ...]]:
-    """The `limit` best-scored keys plus any tied with the last one, best first."""
-    ordered = sorted(scores, key=lambda key: (-scores[key], key))
-    if len(ordered) <= limit:
-        return ordered
-    cutoff = scores[ordered[limit - 1]]
-    return [key for key in ordered if scores[key] >= cutoff]

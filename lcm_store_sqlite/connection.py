@@ -26,7 +26,7 @@ BUSY_TIMEOUT_MS = 5000
 
 
 # How this backend spells parameters and list tests in the shared queries.
-DIALECT = Dialect()
+DIALECT = Dialect(sort_apart="+{column}")
 
 
 def translate(exc: sqlite3.Error, where: str) -> StoreError:

@@ -10,8 +10,8 @@ from lcm_core.store import records, rows
 from lcm_core.store.models import ArchiveEntry, Event, EventHit
 from lcm_core.store.queries import split_terms
 from lcm_core.store.sql_reads import SqlReads
-from lcm_core.text.tokens import score_matches, scrub_surrogates
-from lcm_store_sqlite.search import SCOPE_COUNT_MAX, SearchMixin, best_keys
+from lcm_core.text.tokens import best_matches, scrub_surrogates
+from lcm_store_sqlite.search import SCOPE_COUNT_MAX, SearchMixin
 from lcm_store_sqlite.session_cache import SessionCache
 
 if TYPE_CHECKING:
@@ -74,10 +74,13 @@ class EventsMixin(SearchMixin):
                     if limit <= 0 or not all_terms:
                         return []
                     found = cached.matching(all_terms, types)
-                    scope = min(len(cached.events), SCOPE_COUNT_MAX)
-                    scores = score_matches([e.text for e in found], all_terms, scope)
-                    scored = dict(enumerate(scores))
-                    hits = [EventHit(found[i], scored[i]) for i in best_keys(scored, limit)]
+                    scope = min(len(cached.rows), SCOPE_COUNT_MAX)
+                    texts = [cached.rows[i]["text"] for i in found]
+                    convert = self._sessions.convert
+                    hits = [
+                        EventHit(cached.event(found[i], convert), score)
+                        for i, score in best_matches(texts, all_terms, scope, limit)
+                    ]
                     hits.sort(key=lambda hit: (-hit.score, hit.event.session_id, hit.event.seq))
                     return hits[:limit]
         return SqlReads.search_events(self, session_id, terms, types=types, limit=limit)  # type: ignore[arg-type]
@@ -86,9 +89,10 @@ class EventsMixin(SearchMixin):
         wanted = sorted({int(seq) for seq in seqs})
         found: list[Event] = []
         with self._db.guarded("get events") as raw:
-            cached = self._sessions.session(raw, session_id) if wanted else None
+            cached = self._sessions.session(raw, session_id, read=False) if wanted else None
             if cached is not None:
-                return [cached.by_seq[seq] for seq in wanted if seq in cached.by_seq]
+                convert, index = self._sessions.convert, cached.index
+                return [cached.event(index[seq], convert) for seq in wanted if seq in index]
             for start in range(0, len(wanted), 500):
                 chunk = wanted[start : start + 500]
                 marks = ",".join("?" * len(chunk))

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from lcm_core.store.queries import SplitTerms, Where, split_terms
 from lcm_core.store.sql_reads import Among
-from lcm_core.text.tokens import score_matches
+from lcm_core.text.tokens import best_matches, score_matches
 from lcm_store_sqlite.connection import DIALECT
 
 if TYPE_CHECKING:
@@ -102,12 +102,10 @@ class SearchMixin:
                 texts = self._like_rows(
                     raw, table, column, all_terms, where, params, None, f"t.{column}"
                 )
-                scored = dict(
-                    zip(texts, score_matches(list(texts.values()), all_terms, scope), strict=True)
-                )
-                best = best_keys(scored, limit)
-                rows = self._rows_by_id(raw, table, best)
-                return [(rows[rowid], scored[rowid]) for rowid in best]
+                rowids = list(texts)
+                best = best_matches(list(texts.values()), all_terms, scope, limit)
+                rows = self._rows_by_id(raw, table, [rowids[i] for i, _ in best])
+                return [(rows[rowids[i]], score) for i, score in best]
             found = self._indexed_rows(raw, table, fts_table, column, split, where, params, limit)
         rows_found = list(found.values())
         scores = score_matches([row[column] for row in rows_found], all_terms, scope)
@@ -226,12 +224,3 @@ class SearchMixin:
             for rowid, row in more.items():
                 found.setdefault(rowid, row)
         return found
-
-
-def best_keys(scores: dict[int, float], limit: int) -> list[int]:
-    """The `limit` best-scored keys plus any tied with the last one, best first."""
-    ordered = sorted(scores, key=lambda key: (-scores[key], key))
-    if len(ordered) <= limit:
-        return ordered
-    cutoff = scores[ordered[limit - 1]]
-    return [key for key in ordered if scores[key] >= cutoff]

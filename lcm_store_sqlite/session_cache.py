@@ -48,7 +48,7 @@ _SEP = "\x00"
 
 @dataclass(slots=True)
 class _Block:
-    """Up to `_BLOCK` consecutive events' folded texts joined, and where each starts."""
+    """Up to `_BLOCK` consecutive events' texts joined and folded, and where each starts."""
 
     first: int  # index of the block's first event in the session
     joined: str = ""
@@ -57,35 +57,45 @@ class _Block:
 
 @dataclass(slots=True)
 class CachedSession:
-    """One session's events in rowid order, with their ASCII-folded text."""
+    """One session's event rows in rowid order; each becomes an `Event` when first asked for."""
 
     max_rowid: int
     changes: int = -1  # the connection's total_changes when rows were last looked for
-    events: list[Event] = field(default_factory=list)
-    folded: list[str] = field(default_factory=list)
-    by_seq: dict[int, Event] = field(default_factory=dict)
+    rows: list[sqlite3.Row] = field(default_factory=list)
+    types: list[str] = field(default_factory=list)
+    index: dict[int, int] = field(default_factory=dict)  # seq -> position
+    _events: list[Event | None] = field(default_factory=list)
     _blocks: list[_Block] = field(default_factory=list)
 
-    def add(self, event: Event) -> None:
-        self.events.append(event)
-        self.folded.append(ascii_fold(event.text))
-        self.by_seq[event.seq] = event
+    def add(self, row: sqlite3.Row) -> None:
+        self.index[int(row["seq"])] = len(self.rows)
+        self.rows.append(row)
+        self.types.append(str(row["type"]))
+        self._events.append(None)
 
-    def matching(self, terms: Sequence[str], types: Sequence[str] | None) -> list[Event]:
-        """Events (of `types`) whose text contains any term, ASCII case-insensitive, in order."""
+    def event(self, position: int, convert: Callable[[sqlite3.Row], Event]) -> Event:
+        found = self._events[position]
+        if found is None:
+            found = self._events[position] = convert(self.rows[position])
+        return found
+
+    def matching(self, terms: Sequence[str], types: Sequence[str] | None) -> list[int]:
+        """Positions of the events (of `types`) whose text contains any term, ASCII
+        case-insensitive, in rowid order."""
         keys = [ascii_fold(term) for term in terms]
-        wanted = None if types is None else frozenset(types)
         found: set[int] = set()
         for key in keys:
             if not key:
                 continue
             if _SEP in key:
-                found.update(i for i, text in enumerate(self.folded) if key in text)
+                found.update(i for i, row in enumerate(self.rows) if key in ascii_fold(row["text"]))
                 continue
             for block in self._current_blocks():
                 self._find(block, key, found)
-        events = self.events
-        return [events[i] for i in sorted(found) if wanted is None or events[i].type in wanted]
+        if types is None:
+            return sorted(found)
+        wanted = frozenset(types)
+        return [i for i in sorted(found) if self.types[i] in wanted]
 
     @staticmethod
     def _find(block: _Block, key: str, found: set[int]) -> None:
@@ -101,19 +111,20 @@ class CachedSession:
 
     def _current_blocks(self) -> list[_Block]:
         """The blocks, the last one rebuilt when events were added since it was joined."""
-        size = len(self.folded)
+        size = len(self.rows)
         covered = self._blocks[-1].first + len(self._blocks[-1].starts) if self._blocks else 0
         if covered < size:
             if self._blocks and len(self._blocks[-1].starts) < _BLOCK:
                 self._blocks.pop()
             first = self._blocks[-1].first + _BLOCK if self._blocks else 0
             while first < size:
-                texts = self.folded[first : first + _BLOCK]
+                texts = [row["text"] for row in self.rows[first : first + _BLOCK]]
                 starts, offset = [], 0
                 for text in texts:
                     starts.append(offset)
                     offset += len(text) + 1
-                self._blocks.append(_Block(first, _SEP.join(texts), starts))
+                # One fold per block: folding keeps every length, so the starts hold.
+                self._blocks.append(_Block(first, ascii_fold(_SEP.join(texts)), starts))
                 first += _BLOCK
         return self._blocks
 
@@ -122,7 +133,7 @@ class SessionCache:
     """Sessions copied from one connection, kept current by rowid and `data_version`."""
 
     def __init__(self, convert: Callable[[sqlite3.Row], Event], *, rows_max: int) -> None:
-        self._convert = convert
+        self.convert = convert
         self._rows_max = min(rows_max, CACHE_ROWS_MAX)
         self._sessions: OrderedDict[str, CachedSession] = OrderedDict()
         self._version: int | None = None
@@ -136,8 +147,12 @@ class SessionCache:
         self._held = 0
         self._too_big.clear()
 
-    def session(self, raw: sqlite3.Connection, session_id: str) -> CachedSession | None:
-        """The session's current copy, or None when it is not kept (too big, in a transaction)."""
+    def session(
+        self, raw: sqlite3.Connection, session_id: str, *, read: bool = True
+    ) -> CachedSession | None:
+        """The session's current copy, or None when it is not kept (too big, in a
+        transaction); without `read`, only a session already copied (reads by seq of
+        other sessions must not push out the one being searched)."""
         if self._rows_max <= 0 or raw.in_transaction or session_id in self._too_big:
             return None
         version = int(raw.execute("PRAGMA data_version").fetchone()[0])
@@ -145,6 +160,8 @@ class SessionCache:
             self.invalidate()
             self._version = version
         entry = self._sessions.get(session_id)
+        if entry is None and not read:
+            return None
         changes = raw.total_changes
         if entry is not None and entry.changes == changes:
             # No commit elsewhere (data_version) and no write here since the last look.
@@ -161,7 +178,7 @@ class SessionCache:
         self._sessions.move_to_end(session_id)
         while self._held > CACHE_TOTAL_ROWS and len(self._sessions) > 1:
             _, oldest = self._sessions.popitem(last=False)
-            self._held -= len(oldest.events)
+            self._held -= len(oldest.rows)
         return entry
 
     def _read(self, raw: sqlite3.Connection, session_id: str, top: int) -> CachedSession | None:
@@ -180,9 +197,9 @@ class SessionCache:
         # Sorted here, not in SQL: `ORDER BY rowid` walks the whole table instead of the
         # session's index (see `search.SearchMixin._like_rows`).
         for row in sorted(found, key=_rowid):
-            entry.add(self._convert(row))
+            entry.add(row)
         self._sessions[session_id] = entry
-        self._held += len(entry.events)
+        self._held += len(entry.rows)
         return entry
 
     def _extend(
@@ -196,13 +213,13 @@ class SessionCache:
         entry.max_rowid = top
         if not found:
             return True
-        if len(entry.events) + len(found) > self._rows_max:
+        if len(entry.rows) + len(found) > self._rows_max:
             self._too_big.add(session_id)
             del self._sessions[session_id]
-            self._held -= len(entry.events)
+            self._held -= len(entry.rows)
             return False
         for row in sorted(found, key=_rowid):
-            entry.add(self._convert(row))
+            entry.add(row)
         self._held += len(found)
         return True
 

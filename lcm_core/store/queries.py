@@ -74,6 +74,9 @@ class Dialect:
     member: str = ""
     # Appended to an ascending sort key that may be NULL, so NULL sorts first everywhere.
     nulls_first: str = ""
+    # A sort key that the planner must not serve by walking an index in its order
+    # (SQLite: `+seq`), for queries whose filter has a better index than the sort.
+    sort_apart: str = "{column}"
 
 
 @dataclass(slots=True)
@@ -137,7 +140,11 @@ def list_events_query(
     where.compare("seq", start_seq, ">=")
     where.compare("seq", end_seq, "<=")
     where.among("type", types)
-    return None if where.empty else _select("events", where, "seq", limit)
+    # Some types over a whole session (compaction markers, say) are few: found by the
+    # (session, type, seq) index and sorted, not by walking every event in seq order.
+    whole = types is not None and start_seq is None and end_seq is None and limit is None
+    order = dialect.sort_apart.format(column="seq") if whole else "seq"
+    return None if where.empty else _select("events", where, order, limit)
 
 
 def list_items_query(

@@ -7,8 +7,8 @@ import hashlib
 import math
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
-from typing import Final, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final, TypeVar
 
 from lcm_core.store.models import MAX_EVENT_TEXT
 from lcm_core.text.lazy_regex import Regex, lazy_compile
@@ -222,6 +222,22 @@ def _casefolded(text: str) -> str:
     return text.casefold()
 
 
+def _idf(total: int, having: int) -> float:
+    return math.log(1.0 + (total - having + 0.5) / (having + 0.5))
+
+
+def _score(doc: str, row: Sequence[int], idf: Sequence[float], avg_len: float) -> float:
+    """One text's relevance from its term counts (the formula of `score_matches`)."""
+    norm = _BM25_K1 * (1.0 - _BM25_B + _BM25_B * len(doc) / avg_len)
+    bm25 = sum(
+        weight * tf * (_BM25_K1 + 1.0) / (tf + norm)
+        for weight, tf in zip(idf, row, strict=True)
+        if tf
+    )
+    matched = sum(1 for tf in row if tf)
+    return matched + bm25 / (1.0 + bm25)
+
+
 def score_matches(texts: Sequence[str], terms: Sequence[str], scope_rows: int) -> list[float]:
     """Relevance of each matching text: distinct terms it contains, plus BM25 in [0, 1).
 
@@ -238,18 +254,53 @@ def score_matches(texts: Sequence[str], terms: Sequence[str], scope_rows: int) -
     counts = [[doc.count(key) for key in keys] for doc in folded]
     total = max(scope_rows, len(folded))
     avg_len = max(1.0, sum(len(doc) for doc in folded) / len(folded))
-    idf = []
-    for column in range(len(keys)):
-        having = sum(1 for row in counts if row[column])
-        idf.append(math.log(1.0 + (total - having + 0.5) / (having + 0.5)))
-    scores = []
-    for doc, row in zip(folded, counts, strict=True):
-        norm = _BM25_K1 * (1.0 - _BM25_B + _BM25_B * len(doc) / avg_len)
-        bm25 = sum(
-            weight * tf * (_BM25_K1 + 1.0) / (tf + norm)
-            for weight, tf in zip(idf, row, strict=True)
-            if tf
+    idf = [_idf(total, sum(1 for row in counts if row[column])) for column in range(len(keys))]
+    return [_score(doc, row, idf, avg_len) for doc, row in zip(folded, counts, strict=True)]
+
+
+def best_keys(scores: Mapping[Any, float], limit: int) -> list[Any]:
+    """The `limit` best-scored keys plus any tied with the last one, best first (ties by key)."""
+    ordered = sorted(scores, key=lambda key: (-scores[key], key))
+    if len(ordered) <= limit:
+        return ordered
+    cutoff = scores[ordered[limit - 1]]
+    return [key for key in ordered if scores[key] >= cutoff]
+
+
+def best_matches(
+    texts: Sequence[str], terms: Sequence[str], scope_rows: int, limit: int
+) -> list[tuple[int, float]]:
+    """(position, score) of the texts `best_keys` keeps from `score_matches`, best first.
+
+    The same result, without the term counts of texts that cannot make the cut: a text
+    containing more distinct terms always outscores one containing fewer (BM25 adds less
+    than 1), so only the groups by distinct terms that fill `limit` are scored. Document
+    frequencies and the average length still come from every text.
+    """
+    folded = [_casefolded(text) for text in texts]
+    keys = [term.casefold() for term in terms]
+    if not folded or not keys:
+        zero = dict.fromkeys(range(len(texts)), 0.0)
+        return [(i, 0.0) for i in best_keys(zero, limit)]
+    present = [[key in doc for key in keys] for doc in folded]
+    total = max(scope_rows, len(folded))
+    avg_len = max(1.0, sum(len(doc) for doc in folded) / len(folded))
+    idf = [_idf(total, sum(1 for row in present if row[column])) for column in range(len(keys))]
+    groups: dict[int, list[int]] = {}
+    for position, row in enumerate(present):
+        groups.setdefault(sum(row), []).append(position)
+    chosen: list[int] = []
+    for matched in sorted(groups, reverse=True):
+        chosen += groups[matched]
+        if len(chosen) >= limit:
+            break
+    scores = {
+        i: _score(
+            folded[i],
+            [folded[i].count(key) if hit else 0 for key, hit in zip(keys, present[i], strict=True)],
+            idf,
+            avg_len,
         )
-        matched = sum(1 for tf in row if tf)
-        scores.append(matched + bm25 / (1.0 + bm25))
-    return scores
+        for i in chosen
+    }
+    return [(i, scores[i]) for i in best_keys(scores, limit)]

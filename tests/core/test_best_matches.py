@@ -1,0 +1,39 @@
+"""`best_matches` keeps exactly what scoring every match and cutting at the limit keeps.
+
+The store searches score only the groups of texts (by distinct terms matched) that can
+fill the limit; the hits, their order and every score must be the same as before.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from lcm_core.text.tokens import best_keys, best_matches, score_matches
+
+PIECES = (
+    "deploy", "Deploy", "DEPLOY", "port", "export", "ana", "banana", "Straße", "STRASSE",
+    "预算", "不超过", "3000", "3000元", "含税", "端口", "x", "", "the", "ΣΊΣΥΦΟΣ", "σίσυφος",
+)  # fmt: skip
+TERMS = (
+    ["deploy"],
+    ["port", "端口"],
+    ["预算", "3000", "含税"],
+    ["strasse", "ana"],
+    ["σίσυφος", "x"],
+    ["nothing"],
+    [""],
+    [],
+)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_best_matches_is_score_then_cut(seed: int) -> None:
+    rng = random.Random(seed)
+    texts = [" ".join(rng.choice(PIECES) for _ in range(rng.randint(0, 12))) for _ in range(300)]
+    for terms in TERMS:
+        for limit in (1, 5, 40, 299, 300, 1000):
+            scores = dict(enumerate(score_matches(texts, terms, 5000)))
+            expected = [(i, scores[i]) for i in best_keys(scores, limit)]
+            assert best_matches(texts, terms, 5000, limit) == expected
