@@ -59,7 +59,7 @@ class AdminMixin:
             for table in SESSION_TABLES:
                 cursor = raw.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
                 deleted[table] = max(0, cursor.rowcount)
-        self._sessions.invalidate()
+            self._sessions.invalidate()  # under the lock until the commit (see forget_event)
         return deleted
 
     def purge_all(self) -> dict[str, int]:
@@ -67,7 +67,7 @@ class AdminMixin:
         with self._db.transaction(), self._db.guarded("purge all") as raw:
             for table in PURGED_TABLES:
                 deleted[table] = max(0, raw.execute(f"DELETE FROM {table}").rowcount)
-        self._sessions.invalidate()
+            self._sessions.invalidate()
         return deleted
 
     def integrity_check(self) -> list[str]:
@@ -134,7 +134,7 @@ class AdminMixin:
                 raw.execute("INSERT INTO events_fts (events_fts) VALUES ('rebuild')")
                 raw.execute("INSERT INTO memory_fts (memory_fts) VALUES ('rebuild')")
             raw.execute("VACUUM")
-        self._sessions.invalidate()
+            self._sessions.invalidate()  # VACUUM may renumber rowids
 
     def scrub(self) -> dict[str, Any]:
         """Wipe erased text from the file: merge each FTS index (an FTS 'delete' only adds a

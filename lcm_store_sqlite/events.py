@@ -156,5 +156,7 @@ class EventsMixin(SearchMixin):
             raw.execute(
                 "DELETE FROM archive WHERE session_id = ? AND ref = ?", (session_id, f"seq:{seq}")
             )
-        self._sessions.invalidate()
+            # Dropped while the lock is held, up to the commit: no search in between can
+            # read the copy with the old text.
+            self._sessions.invalidate()
         return gone
