@@ -31,14 +31,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Final
+from typing import Final
 
 from lcm_core.capture.events import is_generated
 from lcm_core.config import Config
 from lcm_core.retrieval.neighbours import neighbour_lifts, spreads
+from lcm_core.retrieval.quoting import (
+    Candidate,
+    EvidenceSet,
+    Walk,
+    historical_sources,
+    quotable,
+)
 from lcm_core.retrieval.rank import (
-    FLOOR_RULE,
-    Omission,
     RankedItem,
     Ranking,
     ablated,
@@ -51,7 +56,6 @@ from lcm_core.retrieval.rank import (
     recency_factor,
     score_floor,
     source_seqs,
-    verbatim_text,
 )
 from lcm_core.retrieval.retriever import Pool, Retriever
 from lcm_core.retrieval.shown import Shown
@@ -59,74 +63,11 @@ from lcm_core.store.models import Event, MemoryItem
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.query import QuerySignals, evidence_terms, exact_hits
 from lcm_core.text.relevance import bm25, text_bag
-from lcm_core.text.tokens import MAX_QUERY_TOKENS, normalize_text, per_text_cache, tokenize
 
 # Event types whose rows are searched for exact matches besides the quotable ones, so
 # that explain can say why a matching tool result was not quoted. Chunks are left out:
 # they repeat the assistant message piece by piece.
 REPORTED_TYPES: Final = ("assistant/message", "tool/result")
-# Items whose sources must not be quoted as current raw turns.
-HISTORICAL_STATUSES: Final = ("superseded", "retracted", "disputed")
-# A raw turn with at least this share of its terms in the step's own text echoes it.
-ECHO_SHARE: Final = 0.8
-ECHO_MIN_TERMS: Final = 3
-# The type a user-role message's text really is when a tool or the model wrote it.
-_TEXT_TYPE_OF_KIND: Final = {"tool": "tool/result", "model": "assistant/message"}
-
-
-@dataclass(frozen=True, slots=True)
-class EvidenceRow:
-    """One quotable event, why it was picked, its score and its verbatim text."""
-
-    event: Event
-    text: str
-    item_ids: tuple[str, ...] = ()
-    matched: tuple[str, ...] = ()
-    score: float = 0.0
-    search_score: float = 0.0
-    recent: bool = False
-    # The matching turn this one was quoted beside (an evidence cluster), or None.
-    neighbour_of: int | None = None
-
-    @property
-    def ref(self) -> str:
-        return f"seq:{self.event.seq}"
-
-    @property
-    def raw(self) -> bool:
-        """True for a turn no selected item cites: it was ranked on its own."""
-        return not self.item_ids
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "ref": self.ref,
-            "score": round(self.score, 4),
-            "search": round(self.search_score, 4),
-            "items": list(self.item_ids),
-            "exact": list(self.matched),
-            "recent": self.recent,
-            **({"beside": f"seq:{self.neighbour_of}"} if self.neighbour_of is not None else {}),
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class EvidenceSet:
-    """The evidence rows in priority order and the events left out."""
-
-    rows: tuple[EvidenceRow, ...] = ()
-    omitted: tuple[Omission, ...] = ()
-
-
-def text_type(event: Event) -> str:
-    """The event's type, or the type of what a user-role message really holds (tool, model)."""
-    if event.type == "user/message" and event.source_kind in _TEXT_TYPE_OF_KIND:
-        return _TEXT_TYPE_OF_KIND[event.source_kind]
-    return event.type
-
-
-def quotable(event: Event, evidence_types: Sequence[str]) -> bool:
-    """True when `assembly.evidenceTypes` lets this event's text be quoted inline."""
-    return "*" in evidence_types or text_type(event) in evidence_types
 
 
 def score_event(
@@ -157,52 +98,6 @@ class _EventScorer:
         score = relevance * self.prior * factor
         recent = is_recent(event.seq, self.anchor, self.config)
         return score * self.recency[recent], recent
-
-
-def _not_type_reason(event: Event) -> str:
-    kind = text_type(event)
-    what = event.type if kind == event.type else f"{event.type} from source {event.source_kind}"
-    return f"event type {what} is not inline-quotable (assembly.evidenceTypes)"
-
-
-def echoes(text: str, signals: QuerySignals) -> bool:
-    """True when nearly every term of `text` is also a term of the step's own text."""
-    terms = _echo_terms(text)
-    if len(terms) < ECHO_MIN_TERMS or not signals.tokens:
-        return False
-    return len(terms & set(signals.tokens)) >= ECHO_SHARE * len(terms)
-
-
-@per_text_cache(maxsize=16_384)
-def _echo_terms(text: str) -> frozenset[str]:
-    """A stored turn's distinct terms (cached: the same turns come back step after step)."""
-    return frozenset(tokenize(normalize_text(text), MAX_QUERY_TOKENS))
-
-
-def _historical_sources(store: MemoryStore, session_id: str) -> dict[int, tuple[str, str]]:
-    """seq -> (status, item id) for the sources of superseded, retracted and disputed items."""
-    found: dict[int, tuple[str, str]] = {}
-    for item in store.list_items(session_id, statuses=HISTORICAL_STATUSES):
-        for seq in source_seqs(item):
-            found.setdefault(seq, (item.status, item.id))
-    return found
-
-
-@dataclass(frozen=True, slots=True)
-class _Candidate:
-    """An event that may be quoted: the items citing it (none for a raw turn) and its score."""
-
-    seq: int
-    event: Event | None
-    item_ids: tuple[str, ...]
-    score: float
-    search_score: float = 0.0
-    recent: bool = False
-    neighbour_of: int | None = None
-
-    def key(self, position: int) -> tuple[float, int, int]:
-        """Best score first; an item's source before a raw turn; items' order, newer turns."""
-        return (-round(self.score, 9), 1 if not self.item_ids else 0, position)
 
 
 def without_own_input(
@@ -283,9 +178,9 @@ def gather_evidence(
                 searched[seq] = pooled.relevance
                 events.setdefault(seq, pooled.event)
     scorer = _EventScorer(signals, config, anchor_seq)
-    keyed: list[tuple[tuple[float, int, int], _Candidate]] = []
+    keyed: list[tuple[tuple[float, int, int], Candidate]] = []
     for index, (seq, item_ids) in enumerate(cited.items()):
-        source = _Candidate(seq, events.get(seq), tuple(item_ids), cited_score[seq])
+        source = Candidate(seq, events.get(seq), tuple(item_ids), cited_score[seq])
         keyed.append((source.key(index), source))
     for seq, event in events.items():
         if seq not in cited:
@@ -294,13 +189,13 @@ def gather_evidence(
                 bag = text_bag(event.text)
                 search = bm25(bag, pool.terms, pool.corpus) if pool is not None else 0.0
             score, recent = scorer(event, search)
-            turn = _Candidate(seq, event, (), score, search, recent)
+            turn = Candidate(seq, event, (), score, search, recent)
             keyed.append((turn.key(-seq), turn))
     keyed.sort(key=lambda pair: pair[0])
     floor = score_floor(pool, config)
     candidates = [one for _, one in keyed]
-    historical = _historical_sources(store, session_id) if candidates else {}
-    walk = _Walk(store, config, signals, is_visible, historical, current_turn, in_history)
+    historical = historical_sources(store, session_id) if candidates else {}
+    walk = Walk(store, config, signals, is_visible, historical, current_turn, in_history)
     walk.min_score = floor
     replaced = pool.replaced if pool is not None else frozenset()
     ordered = with_neighbours(store, session_id, candidates, config, floor, replaced, walk.quotes)
@@ -310,12 +205,12 @@ def gather_evidence(
 def with_neighbours(
     store: MemoryStore,
     session_id: str,
-    ordered: Sequence[_Candidate],
+    ordered: Sequence[Candidate],
     config: Config,
     floor: float,
     replaced: Collection[int] = (),
-    quoted: Callable[[_Candidate], bool] = lambda one: True,
-) -> list[_Candidate]:
+    quoted: Callable[[Candidate], bool] = lambda one: True,
+) -> list[Candidate]:
     """The candidates with the quotable turns next to the strong ones, best first
     (`neighbours`). Only a candidate that will be quoted (`quoted`: not the step's own
     text, not an echo, not on screen, not an old value) and is strong enough to lift a
@@ -336,7 +231,7 @@ def with_neighbours(
 
     known = {one.seq: one.event for one in ordered}
     lifts, read = neighbour_lifts(store, session_id, strong, known, config, may_quote, replaced)
-    result: list[_Candidate] = []
+    result: list[Candidate] = []
     for one in ordered:
         lift = lifts.get(one.seq)
         if lift is not None and not one.item_ids and lift.score > one.score:
@@ -344,96 +239,11 @@ def with_neighbours(
         result.append(one)
     for event in sorted(read, key=lambda e: -e.seq):  # newer first, as raw turns go
         lift = lifts[event.seq]
-        result.append(_Candidate(event.seq, event, (), lift.score, neighbour_of=lift.beside))
+        result.append(Candidate(event.seq, event, (), lift.score, neighbour_of=lift.beside))
     # Best first, an item's source before a raw turn; a stable sort keeps the order of
     # `key` among equals, and the new turns after them.
     result.sort(key=lambda one: (-round(one.score, 9), 1 if not one.item_ids else 0))
     return result
-
-
-class _Walk:
-    """Goes through the candidates best first: quotes what may be quoted, says why not."""
-
-    def __init__(
-        self,
-        store: MemoryStore,
-        config: Config,
-        signals: QuerySignals,
-        is_visible: Callable[[Event], bool] | None,
-        historical: dict[int, tuple[str, str]],
-        current_turn: int | None,
-        in_history: frozenset[int] = frozenset(),
-    ) -> None:
-        self.store, self.signals, self.is_visible = store, signals, is_visible
-        self.query = signals.text.strip().casefold()
-        self.historical, self.current_turn = historical, current_turn
-        self.in_history = in_history
-        self.evidence_types = [str(t) for t in config.assembly.evidence_types]
-        self.limit = config.retrieval.evidence_limit
-        self.min_score = config.retrieval.min_score
-
-    def reason(self, one: _Candidate, event: Event, taken: int) -> str | None:
-        """Why this candidate is not quoted, or None when it is."""
-        raw = not one.item_ids
-        if is_generated(event):
-            return f"generated by {event.source_kind}; never quoted as evidence"
-        if not quotable(event, self.evidence_types):
-            return _not_type_reason(event)
-        if self.is_visible is not None and self.is_visible(event):
-            return "still visible in this step"
-        if one.seq in self.historical:
-            status, item_id = self.historical[one.seq]
-            if raw:
-                return f"source of {status} item {item_id}; not quoted as a current raw turn"
-            if status == "superseded":
-                return f"source of superseded item {item_id}; its old value is in the notice"
-        if raw and one.seq in self.in_history:
-            return "still in the host's history; not quoted again"
-        if raw and self.current_turn is not None and event.turn == self.current_turn:
-            return "a message of the current turn: this step's input, not history"
-        if raw and self.query and event.text.strip().casefold() == self.query:
-            return "the question itself: never quoted back as its own evidence"
-        if raw and one.score < self.min_score:
-            return f"score {one.score:.3f} is below the floor {self.min_score:.3f} ({FLOOR_RULE})"
-        if raw and taken < self.limit and echoes(event.text, self.signals):
-            return "repeats the step's own words; says nothing new"
-        if taken >= self.limit:
-            return f"beyond retrieval.evidenceLimit {self.limit}"
-        return None
-
-    def quotes(self, one: _Candidate) -> bool:
-        """True when this candidate would be quoted, limit aside."""
-        return one.event is not None and self.reason(one, one.event, 0) is None
-
-    def select(self, candidates: Sequence[_Candidate]) -> EvidenceSet:
-        wanted = set(evidence_terms(self.signals))
-        rows: list[EvidenceRow] = []
-        omitted: list[Omission] = []
-        for one in candidates:
-            ref = f"seq:{one.seq}"
-            event = one.event
-            if event is None:
-                omitted.append(Omission("evidence", ref, "cited event is no longer stored"))
-                continue
-            reason = self.reason(one, event, len(rows))
-            if reason is not None:
-                omitted.append(Omission("evidence", ref, reason))
-                continue
-            matched = tuple(t for t in exact_hits(event.text, self.signals) if t in wanted)
-            text = verbatim_text(self.store, event)
-            rows.append(
-                EvidenceRow(
-                    event,
-                    text,
-                    one.item_ids,
-                    matched,
-                    one.score,
-                    one.search_score,
-                    one.recent,
-                    one.neighbour_of,
-                )
-            )
-        return EvidenceSet(tuple(rows), tuple(omitted))
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,217 @@
+"""Which evidence candidates may be quoted, and why each other one is left out.
+
+A candidate is an event that may be quoted: the source of a selected item, an exact
+match, a pooled raw turn or a neighbour of a strong one. `Walk` goes through them best
+first and quotes each that may be quoted, up to `retrieval.evidenceLimit`; for every
+other one it records the reason `explain` shows (generated text, a type that is not
+quotable, still on screen, an old value, in the host's history, this step's own input,
+under the floor, an echo of the step's words, past the limit).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from lcm_core.capture.events import is_generated
+from lcm_core.config import Config
+from lcm_core.retrieval.rank import FLOOR_RULE, Omission, source_seqs, verbatim_text
+from lcm_core.store.models import Event
+from lcm_core.store.ports import MemoryStore
+from lcm_core.text.query import QuerySignals, evidence_terms, exact_hits
+from lcm_core.text.tokens import MAX_QUERY_TOKENS, normalize_text, per_text_cache, tokenize
+
+# Items whose sources must not be quoted as current raw turns.
+HISTORICAL_STATUSES: Final = ("superseded", "retracted", "disputed")
+# A raw turn with at least this share of its terms in the step's own text echoes it.
+ECHO_SHARE: Final = 0.8
+ECHO_MIN_TERMS: Final = 3
+# The type a user-role message's text really is when a tool or the model wrote it.
+_TEXT_TYPE_OF_KIND: Final = {"tool": "tool/result", "model": "assistant/message"}
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceRow:
+    """One quotable event, why it was picked, its score and its verbatim text."""
+
+    event: Event
+    text: str
+    item_ids: tuple[str, ...] = ()
+    matched: tuple[str, ...] = ()
+    score: float = 0.0
+    search_score: float = 0.0
+    recent: bool = False
+    # The matching turn this one was quoted beside (an evidence cluster), or None.
+    neighbour_of: int | None = None
+
+    @property
+    def ref(self) -> str:
+        return f"seq:{self.event.seq}"
+
+    @property
+    def raw(self) -> bool:
+        """True for a turn no selected item cites: it was ranked on its own."""
+        return not self.item_ids
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ref": self.ref,
+            "score": round(self.score, 4),
+            "search": round(self.search_score, 4),
+            "items": list(self.item_ids),
+            "exact": list(self.matched),
+            "recent": self.recent,
+            **({"beside": f"seq:{self.neighbour_of}"} if self.neighbour_of is not None else {}),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceSet:
+    """The evidence rows in priority order and the events left out."""
+
+    rows: tuple[EvidenceRow, ...] = ()
+    omitted: tuple[Omission, ...] = ()
+
+
+def text_type(event: Event) -> str:
+    """The event's type, or the type of what a user-role message really holds (tool, model)."""
+    if event.type == "user/message" and event.source_kind in _TEXT_TYPE_OF_KIND:
+        return _TEXT_TYPE_OF_KIND[event.source_kind]
+    return event.type
+
+
+def quotable(event: Event, evidence_types: Sequence[str]) -> bool:
+    """True when `assembly.evidenceTypes` lets this event's text be quoted inline."""
+    return "*" in evidence_types or text_type(event) in evidence_types
+
+
+def _not_type_reason(event: Event) -> str:
+    kind = text_type(event)
+    what = event.type if kind == event.type else f"{event.type} from source {event.source_kind}"
+    return f"event type {what} is not inline-quotable (assembly.evidenceTypes)"
+
+
+def echoes(text: str, signals: QuerySignals) -> bool:
+    """True when nearly every term of `text` is also a term of the step's own text."""
+    terms = _echo_terms(text)
+    if len(terms) < ECHO_MIN_TERMS or not signals.tokens:
+        return False
+    return len(terms & set(signals.tokens)) >= ECHO_SHARE * len(terms)
+
+
+@per_text_cache(maxsize=16_384)
+def _echo_terms(text: str) -> frozenset[str]:
+    """A stored turn's distinct terms (cached: the same turns come back step after step)."""
+    return frozenset(tokenize(normalize_text(text), MAX_QUERY_TOKENS))
+
+
+def historical_sources(store: MemoryStore, session_id: str) -> dict[int, tuple[str, str]]:
+    """seq -> (status, item id) for the sources of superseded, retracted and disputed items."""
+    found: dict[int, tuple[str, str]] = {}
+    for item in store.list_items(session_id, statuses=HISTORICAL_STATUSES):
+        for seq in source_seqs(item):
+            found.setdefault(seq, (item.status, item.id))
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """An event that may be quoted: the items citing it (none for a raw turn) and its score."""
+
+    seq: int
+    event: Event | None
+    item_ids: tuple[str, ...]
+    score: float
+    search_score: float = 0.0
+    recent: bool = False
+    neighbour_of: int | None = None
+
+    def key(self, position: int) -> tuple[float, int, int]:
+        """Best score first; an item's source before a raw turn; items' order, newer turns."""
+        return (-round(self.score, 9), 1 if not self.item_ids else 0, position)
+
+
+class Walk:
+    """Goes through the candidates best first: quotes what may be quoted, says why not."""
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        config: Config,
+        signals: QuerySignals,
+        is_visible: Callable[[Event], bool] | None,
+        historical: dict[int, tuple[str, str]],
+        current_turn: int | None,
+        in_history: frozenset[int] = frozenset(),
+    ) -> None:
+        self.store, self.signals, self.is_visible = store, signals, is_visible
+        self.query = signals.text.strip().casefold()
+        self.historical, self.current_turn = historical, current_turn
+        self.in_history = in_history
+        self.evidence_types = [str(t) for t in config.assembly.evidence_types]
+        self.limit = config.retrieval.evidence_limit
+        self.min_score = config.retrieval.min_score
+
+    def reason(self, one: Candidate, event: Event, taken: int) -> str | None:
+        """Why this candidate is not quoted, or None when it is."""
+        raw = not one.item_ids
+        if is_generated(event):
+            return f"generated by {event.source_kind}; never quoted as evidence"
+        if not quotable(event, self.evidence_types):
+            return _not_type_reason(event)
+        if self.is_visible is not None and self.is_visible(event):
+            return "still visible in this step"
+        if one.seq in self.historical:
+            status, item_id = self.historical[one.seq]
+            if raw:
+                return f"source of {status} item {item_id}; not quoted as a current raw turn"
+            if status == "superseded":
+                return f"source of superseded item {item_id}; its old value is in the notice"
+        if raw and one.seq in self.in_history:
+            return "still in the host's history; not quoted again"
+        if raw and self.current_turn is not None and event.turn == self.current_turn:
+            return "a message of the current turn: this step's input, not history"
+        if raw and self.query and event.text.strip().casefold() == self.query:
+            return "the question itself: never quoted back as its own evidence"
+        if raw and one.score < self.min_score:
+            return f"score {one.score:.3f} is below the floor {self.min_score:.3f} ({FLOOR_RULE})"
+        if raw and taken < self.limit and echoes(event.text, self.signals):
+            return "repeats the step's own words; says nothing new"
+        if taken >= self.limit:
+            return f"beyond retrieval.evidenceLimit {self.limit}"
+        return None
+
+    def quotes(self, one: Candidate) -> bool:
+        """True when this candidate would be quoted, limit aside."""
+        return one.event is not None and self.reason(one, one.event, 0) is None
+
+    def select(self, candidates: Sequence[Candidate]) -> EvidenceSet:
+        wanted = set(evidence_terms(self.signals))
+        rows: list[EvidenceRow] = []
+        omitted: list[Omission] = []
+        for one in candidates:
+            ref = f"seq:{one.seq}"
+            event = one.event
+            if event is None:
+                omitted.append(Omission("evidence", ref, "cited event is no longer stored"))
+                continue
+            reason = self.reason(one, event, len(rows))
+            if reason is not None:
+                omitted.append(Omission("evidence", ref, reason))
+                continue
+            matched = tuple(t for t in exact_hits(event.text, self.signals) if t in wanted)
+            text = verbatim_text(self.store, event)
+            rows.append(
+                EvidenceRow(
+                    event,
+                    text,
+                    one.item_ids,
+                    matched,
+                    one.score,
+                    one.search_score,
+                    one.recent,
+                    one.neighbour_of,
+                )
+            )
+        return EvidenceSet(tuple(rows), tuple(omitted))
