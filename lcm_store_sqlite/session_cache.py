@@ -29,8 +29,11 @@ from lcm_core.store.models import Event
 
 # A session with more rows than this is not copied (its search is the SQL one).
 CACHE_ROWS_MAX = 100_000
-# Rows held across sessions; the least recently searched session goes first.
+# Rows and characters of text held across sessions; the least recently searched session
+# goes first. Text is held twice (the rows, and the folded blocks searched), and tool
+# output can be long: a session whose text alone passes the bound is not copied.
 CACHE_TOTAL_ROWS = 200_000
+CACHE_TOTAL_CHARS = 32_000_000
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
@@ -61,6 +64,7 @@ class CachedSession:
 
     max_rowid: int
     changes: int = -1  # the connection's total_changes when rows were last looked for
+    chars: int = 0  # characters of text in the rows
     rows: list[sqlite3.Row] = field(default_factory=list)
     types: list[str] = field(default_factory=list)
     index: dict[int, int] = field(default_factory=dict)  # seq -> position
@@ -69,6 +73,7 @@ class CachedSession:
 
     def add(self, row: sqlite3.Row) -> None:
         self.index[int(row["seq"])] = len(self.rows)
+        self.chars += len(row["text"])
         self.rows.append(row)
         self.types.append(str(row["type"]))
         self._events.append(None)
@@ -137,14 +142,15 @@ class SessionCache:
         self._rows_max = min(rows_max, CACHE_ROWS_MAX)
         self._sessions: OrderedDict[str, CachedSession] = OrderedDict()
         self._version: int | None = None
-        self._held = 0
+        self._held = 0  # rows
+        self._held_chars = 0
         # Sessions found too big to copy: rows only grow until a purge (`invalidate`).
         self._too_big: set[str] = set()
 
     def invalidate(self) -> None:
         """Drop every copy: this handle rewrote rows in place (forget, purge, vacuum)."""
         self._sessions.clear()
-        self._held = 0
+        self._held = self._held_chars = 0
         self._too_big.clear()
 
     def session(
@@ -176,9 +182,12 @@ class SessionCache:
             return None
         entry.changes = changes
         self._sessions.move_to_end(session_id)
-        while self._held > CACHE_TOTAL_ROWS and len(self._sessions) > 1:
+        while len(self._sessions) > 1 and (
+            self._held > CACHE_TOTAL_ROWS or self._held_chars > CACHE_TOTAL_CHARS
+        ):
             _, oldest = self._sessions.popitem(last=False)
             self._held -= len(oldest.rows)
+            self._held_chars -= oldest.chars
         return entry
 
     def _read(self, raw: sqlite3.Connection, session_id: str, top: int) -> CachedSession | None:
@@ -198,8 +207,12 @@ class SessionCache:
         # session's index (see `search.SearchMixin._like_rows`).
         for row in sorted(found, key=_rowid):
             entry.add(row)
+        if entry.chars > CACHE_TOTAL_CHARS:
+            self._too_big.add(session_id)
+            return None
         self._sessions[session_id] = entry
         self._held += len(entry.rows)
+        self._held_chars += entry.chars
         return entry
 
     def _extend(
@@ -213,14 +226,17 @@ class SessionCache:
         entry.max_rowid = top
         if not found:
             return True
-        if len(entry.rows) + len(found) > self._rows_max:
-            self._too_big.add(session_id)
-            del self._sessions[session_id]
-            self._held -= len(entry.rows)
-            return False
+        before = entry.chars
         for row in sorted(found, key=_rowid):
             entry.add(row)
         self._held += len(found)
+        self._held_chars += entry.chars - before
+        if len(entry.rows) > self._rows_max or entry.chars > CACHE_TOTAL_CHARS:
+            self._too_big.add(session_id)
+            del self._sessions[session_id]
+            self._held -= len(entry.rows)
+            self._held_chars -= entry.chars
+            return False
         return True
 
 

@@ -123,3 +123,29 @@ def test_an_event_rolled_back_never_shows(tmp_path: Path) -> None:
         raise RuntimeError("roll back")
     assert _search(store, "s1", ["zebra"]) == []
     assert store.get_events("s1", [900]) == []
+
+
+def test_a_session_with_too_much_text_is_searched_without_a_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Long tool output must not fill the sidecar's memory: a session whose text passes
+    the bound is not copied, and its search (the SQL scan) finds the same turns."""
+    from lcm_store_sqlite import session_cache
+
+    monkeypatch.setattr(session_cache, "CACHE_TOTAL_CHARS", 5_000)
+    path = tmp_path / "m.sqlite"
+    store = SQLiteMemoryStore(path)
+    store.insert_events(_conversation("small", 40))
+    store.insert_events(_conversation("big", 40))
+    store.insert_event(Event("big", 99, "tool/result", "日志 " + "x" * 6_000, role="tool"))
+    plain = SQLiteMemoryStore(path, session_cache=False)
+    for session in ("small", "big"):
+        assert _search(store, session, ["端口", "日志"]) == _search(
+            plain, session, ["端口", "日志"]
+        )
+    held = store._sessions._sessions  # what the handle holds
+    assert list(held) == ["small"]
+    # Growing past the bound drops a copy that was kept.
+    store.insert_event(Event("small", 99, "tool/result", "y" * 6_000, role="tool"))
+    assert _search(store, "small", ["yyy"]) == _search(plain, "small", ["yyy"])
+    assert list(held) == []
