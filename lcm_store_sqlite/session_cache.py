@@ -2,7 +2,8 @@
 
 A pre-step searches one session's events two or three times and reads some of them by
 seq; a sidecar does that at every step of a session that only grows. Each session a
-search touches is copied once (its rows, converted to `Event`s) and then followed:
+search touches is copied once (its rows; each becomes an `Event` when first returned)
+and then followed:
 
 - rows added since (by any connection) have larger rowids than any seen, and are
   appended by one `rowid > ?` read (rowids only grow: events are never deleted
@@ -11,9 +12,10 @@ search touches is copied once (its rows, converted to `Event`s) and then followe
   is dropped and read afresh (a forget or purge there rewrites rows in place);
 - this handle's own in-place rewrites (forget, purge, vacuum) call `invalidate`.
 
-Inside an open transaction the copy is not used (rows it would read may be rolled
-back). A search over the copy is the same scan as the SQL one (`search.SearchMixin`):
-the same matching rule, the same scorer, the same order, so results are identical.
+Copies are bounded in rows and in characters of text (`CACHE_*`). Inside an open
+transaction the copy is not used (rows it would read may be rolled back). A search over
+the copy is the same scan as the SQL one (`search.SearchMixin`): the same matching rule,
+the same scorer, the same order, so results are identical.
 """
 
 from __future__ import annotations
