@@ -47,7 +47,8 @@ def ascii_fold(text: str) -> str:
 
 # Events per block of joined text: a growing session rebuilds only its last block.
 _BLOCK = 1024
-# Joins a block's texts; a term holding it is matched text by text instead.
+# Joins a block's texts. SQLite's LIKE reads a text only up to its first NUL, so each
+# text is cut there too, and no text can then hold the separator.
 _SEP = "\x00"
 
 
@@ -92,11 +93,8 @@ class CachedSession:
         keys = [ascii_fold(term) for term in terms]
         found: set[int] = set()
         for key in keys:
-            if not key:
-                continue
-            if _SEP in key:
-                found.update(i for i, row in enumerate(self.rows) if key in ascii_fold(row["text"]))
-                continue
+            if not key or _SEP in key:
+                continue  # the store's term cleaning removes NUL: never met in practice
             for block in self._current_blocks():
                 self._find(block, key, found)
         if types is None:
@@ -125,7 +123,9 @@ class CachedSession:
                 self._blocks.pop()
             first = self._blocks[-1].first + _BLOCK if self._blocks else 0
             while first < size:
-                texts = [row["text"] for row in self.rows[first : first + _BLOCK]]
+                texts = [
+                    row["text"].partition(_SEP)[0] for row in self.rows[first : first + _BLOCK]
+                ]
                 starts, offset = [], 0
                 for text in texts:
                     starts.append(offset)

@@ -277,6 +277,9 @@ def best_matches(
     than 1), so only the groups by distinct terms that fill `limit` are scored. Document
     frequencies and the average length still come from every text.
     """
+    if limit <= 0:  # `best_keys` keeps ties then: no group can be left out
+        every = dict(enumerate(score_matches(texts, terms, scope_rows)))
+        return [(i, every[i]) for i in best_keys(every, limit)]
     folded = [_casefolded(text) for text in texts]
     keys = [term.casefold() for term in terms]
     if not folded or not keys:

@@ -33,7 +33,7 @@ def test_best_matches_is_score_then_cut(seed: int) -> None:
     rng = random.Random(seed)
     texts = [" ".join(rng.choice(PIECES) for _ in range(rng.randint(0, 12))) for _ in range(300)]
     for terms in TERMS:
-        for limit in (1, 5, 40, 299, 300, 1000):
+        for limit in (-1, 0, 1, 5, 40, 299, 300, 1000):
             scores = dict(enumerate(score_matches(texts, terms, 5000)))
             expected = [(i, scores[i]) for i in best_keys(scores, limit)]
             assert best_matches(texts, terms, 5000, limit) == expected

@@ -149,3 +149,19 @@ def test_a_session_with_too_much_text_is_searched_without_a_copy(
     store.insert_event(Event("small", 99, "tool/result", "y" * 6_000, role="tool"))
     assert _search(store, "small", ["yyy"]) == _search(plain, "small", ["yyy"])
     assert list(held) == []
+
+
+def test_text_after_a_nul_is_matched_as_sqlite_matches_it(tmp_path: Path) -> None:
+    """SQLite's LIKE reads a stored text only up to a NUL (the store API keeps one; host
+    capture strips it): the copy must not find words the SQL scan cannot see."""
+    path = tmp_path / "m.sqlite"
+    cached = SQLiteMemoryStore(path)
+    cached.insert_events(
+        [
+            Event("s", 1, "user/message", "abc\x00deploy 端口 here", role="user"),
+            Event("s", 2, "user/message", "deploy before", role="user"),
+        ]
+    )
+    plain = SQLiteMemoryStore(path, session_cache=False)
+    for terms in (["deploy"], ["端口"], ["abc"], ["here", "before"]):
+        assert _search(cached, "s", terms) == _search(plain, "s", terms)
