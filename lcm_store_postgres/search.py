@@ -17,14 +17,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from lcm_core.store.queries import SCAN_ROWS_MAX
+from lcm_core.store.queries import SCAN_ROWS_MAX, SCOPE_COUNT_MAX
 from lcm_core.text.tokens import MIN_INDEXED_TERM_CHARS, best_matches, search_terms
 
 if TYPE_CHECKING:
     import psycopg
 
-# How far the scope count (the N of BM25) counts a big scope.
-SCOPE_COUNT_MAX: Final = 1_000_000
 # Terms combined in one statement; more are searched in further statements.
 TERMS_PER_QUERY: Final = 200
 

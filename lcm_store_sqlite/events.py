@@ -7,11 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 from lcm_core.clock import utc_now_iso
 from lcm_core.store import records, rows
-from lcm_core.store.models import ArchiveEntry, Event, EventHit
-from lcm_core.store.queries import split_terms
-from lcm_core.store.sql_reads import SqlReads
-from lcm_core.text.tokens import best_matches, scrub_surrogates
-from lcm_store_sqlite.search import SCOPE_COUNT_MAX, SearchMixin
+from lcm_core.store.models import ArchiveEntry, Event
+from lcm_core.text.tokens import scrub_surrogates
+from lcm_store_sqlite.search import SearchMixin
 from lcm_store_sqlite.session_cache import SessionCache
 
 if TYPE_CHECKING:
@@ -55,44 +53,14 @@ class EventsMixin(SearchMixin):
             ).fetchone()
         return self._event(row, "all") if row else None
 
-    def search_events(
-        self,
-        session_id: str | None,
-        terms: Sequence[str],
-        *,
-        types: Sequence[str] | None = None,
-        limit: int = 50,
-    ) -> list[EventHit]:
-        if session_id is not None and (types is None or types):
-            with self._db.guarded("search events") as raw:
-                cached = self._sessions.session(raw, session_id)
-                if cached is not None:
-                    # The SQL scan's rule on the copy (`SearchMixin._search`): rows holding
-                    # any term, scored over the matches, the best `limit` and ties.
-                    split = split_terms(terms)
-                    all_terms = split.indexed + split.short
-                    if limit <= 0 or not all_terms:
-                        return []
-                    found = cached.matching(all_terms, types)
-                    scope = min(len(cached.rows), SCOPE_COUNT_MAX)
-                    texts = [cached.rows[i]["text"] for i in found]
-                    convert = self._sessions.convert
-                    hits = [
-                        EventHit(cached.event(found[i], convert), score)
-                        for i, score in best_matches(texts, all_terms, scope, limit)
-                    ]
-                    hits.sort(key=lambda hit: (-hit.score, hit.event.session_id, hit.event.seq))
-                    return hits[:limit]
-        return SqlReads.search_events(self, session_id, terms, types=types, limit=limit)  # type: ignore[arg-type]
-
     def get_events(self, session_id: str, seqs: Sequence[int]) -> list[Event]:
         wanted = sorted({int(seq) for seq in seqs})
         found: list[Event] = []
         with self._db.guarded("get events") as raw:
             cached = self._sessions.session(raw, session_id, read=False) if wanted else None
             if cached is not None:
-                convert, index = self._sessions.convert, cached.index
-                return [cached.event(index[seq], convert) for seq in wanted if seq in index]
+                index = cached.index
+                return [self._event(cached.rows[index[s]], "search") for s in wanted if s in index]
             for start in range(0, len(wanted), 500):
                 chunk = wanted[start : start + 500]
                 marks = ",".join("?" * len(chunk))

@@ -6,13 +6,14 @@ import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from lcm_core.store.queries import SplitTerms, Where, split_terms
+from lcm_core.store.queries import SCOPE_COUNT_MAX, SplitTerms, Where, split_terms
 from lcm_core.store.sql_reads import Among
 from lcm_core.text.tokens import best_matches, score_matches
 from lcm_store_sqlite.connection import DIALECT
 
 if TYPE_CHECKING:
     from lcm_store_sqlite.connection import Connection
+    from lcm_store_sqlite.session_cache import SessionCache
 
 
 def fts_phrase(term: str) -> str:
@@ -31,16 +32,19 @@ LIKE_MAX_CHARS = 10_000
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
+def ascii_fold(text: str) -> str:
+    """Lower-case ASCII letters only, as SQLite's LIKE and lower() compare them."""
+    return text.translate(_ASCII_LOWER)
+
+
 def contains_clause(column: str, term: str) -> tuple[str, str]:
     """A SQL test that `column` contains `term` literally, ASCII case-insensitive, and its parameter."""
     if len(term) <= LIKE_MAX_CHARS:
         return f"{column} LIKE ? ESCAPE '\\'", like_pattern(term)
     # lower() folds ASCII only, as LIKE does, so the two paths agree.
-    return f"instr(lower({column}), ?) > 0", term.translate(_ASCII_LOWER)
+    return f"instr(lower({column}), ?) > 0", ascii_fold(term)
 
 
-# How far the scope count (the N of BM25) counts a big session.
-SCOPE_COUNT_MAX = 1_000_000
 # Terms combined in one statement; more are searched in further statements.
 TERMS_PER_QUERY = 200
 
@@ -54,11 +58,17 @@ class SearchMixin:
 
     _db: Connection
     _scan_rows_max: int
+    _sessions: SessionCache
 
     def _scored(
         self, table: str, session_id: str | None, terms: Sequence[str], among: Among, limit: int
     ) -> list[tuple[sqlite3.Row, float]]:
         """Rows of `table` holding any term, scored (the hook of `SqlReads`' searches)."""
+        if table == "events" and session_id is not None and set(among) <= {"type"}:
+            with self._db.guarded("search events") as raw:
+                cached = self._sessions.session(raw, session_id)
+                if cached is not None:  # the scan below, on the session's copy
+                    return cached.search(terms, among.get("type"), limit)
         where = Where(DIALECT, "t.")
         where.compare("session_id", session_id)
         for column, values in among.items():

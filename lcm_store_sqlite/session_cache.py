@@ -2,8 +2,7 @@
 
 A pre-step searches one session's events two or three times and reads some of them by
 seq; a sidecar does that at every step of a session that only grows. Each session a
-search touches is copied once (its rows; each becomes an `Event` when first returned)
-and then followed:
+search touches is copied once (its rows) and then followed:
 
 - rows added since (by any connection) have larger rowids than any seen, and are
   appended by one `rowid > ?` read (rowids only grow: events are never deleted
@@ -23,11 +22,13 @@ from __future__ import annotations
 import sqlite3
 from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lcm_core.store.models import Event
+from lcm_core.store.queries import SCOPE_COUNT_MAX, split_terms
+from lcm_core.text.tokens import best_matches
+from lcm_store_sqlite.search import ascii_fold
 
 # A session with more rows than this is not copied (its search is the SQL one).
 CACHE_ROWS_MAX = 100_000
@@ -36,14 +37,6 @@ CACHE_ROWS_MAX = 100_000
 # output can be long: a session whose text alone passes the bound is not copied.
 CACHE_TOTAL_ROWS = 200_000
 CACHE_TOTAL_CHARS = 32_000_000
-
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-
-
-def ascii_fold(text: str) -> str:
-    """Lower-case ASCII letters only, as SQLite's LIKE compares them."""
-    return text.translate(_ASCII_LOWER)
-
 
 # Events per block of joined text: a growing session rebuilds only its last block.
 _BLOCK = 1024
@@ -63,7 +56,7 @@ class _Block:
 
 @dataclass(slots=True)
 class CachedSession:
-    """One session's event rows in rowid order; each becomes an `Event` when first asked for."""
+    """One session's event rows in rowid order (the `rowid AS _rowid, *` shape of a search)."""
 
     max_rowid: int
     changes: int = -1  # the connection's total_changes when rows were last looked for
@@ -71,7 +64,6 @@ class CachedSession:
     rows: list[sqlite3.Row] = field(default_factory=list)
     types: list[str] = field(default_factory=list)
     index: dict[int, int] = field(default_factory=dict)  # seq -> position
-    _events: list[Event | None] = field(default_factory=list)
     _blocks: list[_Block] = field(default_factory=list)
 
     def add(self, row: sqlite3.Row) -> None:
@@ -79,13 +71,21 @@ class CachedSession:
         self.chars += len(row["text"])
         self.rows.append(row)
         self.types.append(str(row["type"]))
-        self._events.append(None)
 
-    def event(self, position: int, convert: Callable[[sqlite3.Row], Event]) -> Event:
-        found = self._events[position]
-        if found is None:
-            found = self._events[position] = convert(self.rows[position])
-        return found
+    def search(
+        self, terms: Sequence[str], types: Sequence[str] | None, limit: int
+    ) -> list[tuple[sqlite3.Row, float]]:
+        """The SQL scan's answer (`search.SearchMixin._search`): rows holding any term,
+        scored over the matches, the best `limit` and any tied with the last."""
+        split = split_terms(terms)
+        all_terms = split.indexed + split.short
+        if limit <= 0 or not all_terms:
+            return []
+        found = self.matching(all_terms, types)
+        scope = min(len(self.rows), SCOPE_COUNT_MAX)
+        texts = [self.rows[i]["text"] for i in found]
+        best = best_matches(texts, all_terms, scope, limit)
+        return [(self.rows[found[i]], score) for i, score in best]
 
     def matching(self, terms: Sequence[str], types: Sequence[str] | None) -> list[int]:
         """Positions of the events (of `types`) whose text contains any term, ASCII
@@ -139,8 +139,7 @@ class CachedSession:
 class SessionCache:
     """Sessions copied from one connection, kept current by rowid and `data_version`."""
 
-    def __init__(self, convert: Callable[[sqlite3.Row], Event], *, rows_max: int) -> None:
-        self.convert = convert
+    def __init__(self, *, rows_max: int) -> None:
         self._rows_max = min(rows_max, CACHE_ROWS_MAX)
         self._sessions: OrderedDict[str, CachedSession] = OrderedDict()
         self._version: int | None = None

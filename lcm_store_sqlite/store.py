@@ -55,9 +55,7 @@ class SQLiteMemoryStore(EventsMixin, RecordsMixin, AdminMixin, ImportMixin, SqlR
         """
         self._db = Connection(str(location))
         self._scan_rows_max = scan_rows_max
-        self._sessions = SessionCache(
-            rows.event_from_row, rows_max=scan_rows_max if session_cache else 0
-        )
+        self._sessions = SessionCache(rows_max=scan_rows_max if session_cache else 0)
         # Per query shape ("search": rowid and every column; "all": every column), rows
         # already converted: a pre-step reads the same turns and items again and again.
         self._event_memos = {

@@ -24,6 +24,8 @@ PURGED_TABLES = tuple(table for table in TABLES if table != "meta")
 # A session-scoped search over up to this many rows scores every row that matches (exact);
 # bigger scopes score a bounded candidate list from an index. Every SQL backend uses it.
 SCAN_ROWS_MAX = 100_000
+# How far the scope count (the N of BM25) counts a big scope, on every backend.
+SCOPE_COUNT_MAX = 1_000_000
 
 
 @dataclass(frozen=True, slots=True)

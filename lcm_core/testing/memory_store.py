@@ -33,6 +33,7 @@ from lcm_core.store.models import (
     Session,
     TaskState,
 )
+from lcm_core.store.queries import SCOPE_COUNT_MAX
 from lcm_core.testing.memory_db import ROWID, MemoryDatabase, Row, public
 from lcm_core.testing.memory_import import MemoryImportMixin
 from lcm_core.testing.memory_records import MemoryRecordsMixin
@@ -42,9 +43,6 @@ from lcm_core.text.tokens import (
     scrub_surrogates,
     search_terms,
 )
-
-# How far the scope count (the N of BM25) counts a big session, as the SQL backends do.
-SCOPE_COUNT_MAX = 1_000_000
 
 
 class InMemoryStore(MemoryRecordsMixin, MemoryImportMixin):
