@@ -105,8 +105,9 @@ V2: Final = (
         created_at VARCHAR NOT NULL)""",
 )
 
-# v3 changed only the SQLite file's FTS declarations; here it records the version alone.
-MIGRATIONS: Final = ((1, V1), (2, V2), (3, ()))
+# v3 changed only the SQLite file's FTS declarations and v4 added the SQLite file's
+# two-character item index; here each records the version alone.
+MIGRATIONS: Final = ((1, V1), (2, V2), (3, ()), (4, ()))
 
 # The side tables follow their content tables on every write and purge.
 SEARCH_TABLES: Final = {"events": "events_search", "memory_items": "memory_search"}

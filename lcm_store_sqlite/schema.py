@@ -1,4 +1,5 @@
-"""Schema v3 of the SQLite store, as ordered migrations (v1 core, v2 validation_logs, v3 FTS)."""
+"""Schema v4 of the SQLite store, as ordered migrations (v1 core, v2 validation_logs, v3 FTS,
+v4 the two-character item index)."""
 
 from __future__ import annotations
 
@@ -247,4 +248,30 @@ CREATE VIRTUAL TABLE memory_fts USING fts5(
 INSERT INTO memory_fts (memory_fts) VALUES ('rebuild');
 """
 
-MIGRATIONS: Final = ((1, V1), (2, V2), (3, V3))
+# Version 4 adds the two-character index of memory items (`grams`): the pairs of adjacent
+# characters with a non-ASCII one, which the trigram index cannot serve. The triggers are
+# plain SQL, so any writer keeps it exact: a new or rewritten item is queued for the store
+# to index before its next commit, and a rewritten or removed item's pairs go at once.
+# Every item already stored is queued.
+V4: Final = """
+CREATE TABLE IF NOT EXISTS item_grams (
+    gram TEXT NOT NULL,
+    item INTEGER NOT NULL,
+    PRIMARY KEY (gram, item)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS idx_item_grams_item ON item_grams (item);
+CREATE TABLE IF NOT EXISTS item_grams_todo (item INTEGER PRIMARY KEY);
+CREATE TRIGGER IF NOT EXISTS item_grams_insert AFTER INSERT ON memory_items BEGIN
+    INSERT OR IGNORE INTO item_grams_todo (item) VALUES (new.rowid);
+END;
+CREATE TRIGGER IF NOT EXISTS item_grams_update AFTER UPDATE OF content ON memory_items BEGIN
+    DELETE FROM item_grams WHERE item = old.rowid;
+    INSERT OR IGNORE INTO item_grams_todo (item) VALUES (new.rowid);
+END;
+CREATE TRIGGER IF NOT EXISTS item_grams_delete AFTER DELETE ON memory_items BEGIN
+    DELETE FROM item_grams WHERE item = old.rowid;
+END;
+INSERT OR IGNORE INTO item_grams_todo (item) SELECT rowid FROM memory_items;
+"""
+
+MIGRATIONS: Final = ((1, V1), (2, V2), (3, V3), (4, V4))

@@ -10,6 +10,8 @@ from lcm_core.store.queries import SCOPE_COUNT_MAX, SplitTerms, Where, split_ter
 from lcm_core.store.sql_reads import Among
 from lcm_core.text.tokens import best_matches, score_matches
 from lcm_store_sqlite.connection import DIALECT
+from lcm_store_sqlite.grams import gram_rows, is_gram_term
+from lcm_store_sqlite.like import contains_clause
 
 if TYPE_CHECKING:
     from lcm_store_sqlite.connection import Connection
@@ -19,30 +21,6 @@ if TYPE_CHECKING:
 def fts_phrase(term: str) -> str:
     """One FTS5 string literal: inside double quotes every character but `"` is literal."""
     return '"' + term.replace('"', '""') + '"'
-
-
-def like_pattern(term: str) -> str:
-    """A LIKE pattern matching `term` literally anywhere (escape character `\\`)."""
-    escaped = term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
-
-
-# SQLite refuses LIKE patterns over 50 000 bytes; longer terms are matched with instr().
-LIKE_MAX_CHARS = 10_000
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-
-
-def ascii_fold(text: str) -> str:
-    """Lower-case ASCII letters only, as SQLite's LIKE and lower() compare them."""
-    return text.translate(_ASCII_LOWER)
-
-
-def contains_clause(column: str, term: str) -> tuple[str, str]:
-    """A SQL test that `column` contains `term` literally, ASCII case-insensitive, and its parameter."""
-    if len(term) <= LIKE_MAX_CHARS:
-        return f"{column} LIKE ? ESCAPE '\\'", like_pattern(term)
-    # lower() folds ASCII only, as LIKE does, so the two paths agree.
-    return f"instr(lower({column}), ?) > 0", ascii_fold(term)
 
 
 # Terms combined in one statement; more are searched in further statements.
@@ -218,19 +196,59 @@ class SearchMixin:
     ) -> dict[int, sqlite3.Row]:
         # A generous candidate list: rows are ranked again once every term is counted.
         inner_limit = max(limit * 4, 50)
+        found = self._fts_rows(raw, table, fts_table, split.indexed, where, params, inner_limit)
+        if split.short:
+            for rowid, row in self._short_rows(
+                raw, table, column, split.short, where, params, inner_limit
+            ):
+                found.setdefault(rowid, row)
+        return found
+
+    def _fts_rows(
+        self,
+        raw: sqlite3.Connection,
+        table: str,
+        fts_table: str,
+        phrases: Sequence[str],
+        where: str,
+        params: list[Any],
+        limit: int,
+    ) -> dict[int, sqlite3.Row]:
+        """The best `limit` rows by the index's rank holding any phrase (per statement)."""
         found: dict[int, sqlite3.Row] = {}
-        for start in range(0, len(split.indexed), TERMS_PER_QUERY):
-            chunk = split.indexed[start : start + TERMS_PER_QUERY]
+        for start in range(0, len(phrases), TERMS_PER_QUERY):
+            chunk = phrases[start : start + TERMS_PER_QUERY]
             match = " OR ".join(self._fts_phrase(term) for term in chunk)
             sql = (
                 f"SELECT t.rowid AS _rowid, t.* FROM {fts_table} "
                 f"JOIN {table} AS t ON t.rowid = {fts_table}.rowid "
                 f"WHERE {fts_table} MATCH ?{where} ORDER BY rank LIMIT ?"
             )
-            for row in raw.execute(sql, (match, *params, inner_limit)):
+            for row in raw.execute(sql, (match, *params, limit)):
                 found.setdefault(row["_rowid"], row)
-        if split.short:
-            more = self._like_rows(raw, table, column, split.short, where, params, inner_limit)
-            for rowid, row in more.items():
-                found.setdefault(rowid, row)
         return found
+
+    def _short_rows(
+        self,
+        raw: sqlite3.Connection,
+        table: str,
+        column: str,
+        terms: Sequence[str],
+        where: str,
+        params: list[Any],
+        limit: int,
+    ) -> list[tuple[int, Any]]:
+        """The first `limit` rows by rowid holding any term too short for trigrams.
+
+        An item's two-character terms with a non-ASCII character (Chinese words, mostly)
+        are looked up in the pair index (`grams`) instead of a LIKE over the whole table;
+        the first `limit` of the union are the first `limit` of each part's first `limit`.
+        """
+        paired = [t for t in terms if table == "memory_items" and is_gram_term(t)]
+        scanned = [t for t in terms if t not in paired]
+        rows: dict[int, Any] = {}
+        if scanned:
+            rows.update(self._like_rows(raw, table, column, scanned, where, params, limit))
+        if paired:
+            rows.update(gram_rows(raw, paired, where, params, limit))
+        return sorted(rows.items())[:limit] if scanned and paired else list(rows.items())

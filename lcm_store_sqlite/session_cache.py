@@ -28,7 +28,7 @@ from typing import Any
 
 from lcm_core.store.queries import SCOPE_COUNT_MAX, split_terms
 from lcm_core.text.tokens import best_matches
-from lcm_store_sqlite.search import ascii_fold
+from lcm_store_sqlite.like import ascii_fold
 
 # A session with more rows than this is not copied (its search is the SQL one).
 CACHE_ROWS_MAX = 100_000

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from lcm_adapter.cli.main import cli
-from lcm_core.store.models import Session
+from lcm_core.store.models import SCHEMA_VERSION, Session
 from lcm_core.store.registry import open_store
 
 SESSION = "0b6f3c2e-9a41-4d7e-b8c5-1e2f3a4b5c6d"
@@ -38,7 +38,7 @@ def db(tmp_path: Path) -> Path:
 def test_doctor_reports_paths_extras_and_what_it_cannot_observe(db: Path) -> None:
     data = run_json(db, "doctor")
     assert data["paths"]["db_source"] == "--db"
-    assert data["schema_version"] == 3 and data["integrity"] == "ok"
+    assert data["schema_version"] == SCHEMA_VERSION and data["integrity"] == "ok"
     assert data["file_mode"] == "0o600"
     assert "sqlite" in data["backends"] and set(data["extras"]) == {
         "mcp",

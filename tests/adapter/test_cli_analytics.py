@@ -16,7 +16,7 @@ from lcm_adapter.cli import analytics as cli_analytics
 from lcm_adapter.cli.main import cli
 from lcm_core.reports.jsonl import read_jsonl
 from lcm_core.store.errors import StoreUnavailableError
-from lcm_core.store.models import TABLES, Session
+from lcm_core.store.models import SCHEMA_VERSION, TABLES, Session
 from lcm_core.store.registry import open_store
 
 SESSION = "0b6f3c2e-9a41-4d7e-b8c5-1e2f3a4b5c6d"
@@ -57,7 +57,7 @@ def test_jsonl_export_needs_no_duckdb(demo: Path, tmp_path: Path) -> None:
     """JSONL is plain Python: every table's rows, a manifest, private modes, CJK kept as text."""
     out = tmp_path / "exports" / "jsonl"
     data = run_json(demo, "export", "--format", "jsonl", "--out", str(out))
-    assert data["format"] == "jsonl" and data["schema_version"] == 3
+    assert data["format"] == "jsonl" and data["schema_version"] == SCHEMA_VERSION
     assert data["tables"] == {t: counts(demo)[t] for t in TABLES}
     assert stat.S_IMODE(out.stat().st_mode) == 0o700
     assert all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in out.iterdir())

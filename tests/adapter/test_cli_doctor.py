@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from lcm_adapter.cli.main import cli
+from lcm_core.store.models import SCHEMA_VERSION
 from lcm_core.store.registry import open_store
 
 
@@ -28,7 +29,7 @@ def test_doctor_reports_the_default_store_under_dsh_home(
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     assert report["path"] == str(expected)
-    assert report["schema_version"] == 3
+    assert report["schema_version"] == SCHEMA_VERSION
     assert report["layout"]["fts"]["events"] == "events_fts"
     assert report["layout"]["fts"]["memory_items"] == "memory_fts"
     assert report["integrity"] == "ok"
@@ -39,7 +40,7 @@ def test_doctor_readable_output(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["--db", str(created(tmp_path / "m.sqlite")), "doctor"])
     assert result.exit_code == 0
     lines = {line.split()[0]: line.split()[1:] for line in result.output.splitlines() if line}
-    assert lines["schema"] == ["v3"] and lines["integrity"] == ["ok"]
+    assert lines["schema"] == [f"v{SCHEMA_VERSION}"] and lines["integrity"] == ["ok"]
 
 
 def test_doctor_on_a_non_database_fails_with_one_line(tmp_path: Path) -> None:

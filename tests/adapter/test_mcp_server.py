@@ -17,6 +17,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from lcm_adapter.cli.main import cli
+from lcm_core.store.models import SCHEMA_VERSION
 
 READ_TOOLS = {
     "memory_search",
@@ -161,7 +162,7 @@ def test_results_are_structured_and_match_the_text(db: Path) -> None:
     calls = [("memory_status", {}), ("memory_search", {"query": "批大小", "limit": 3})]
     out = talk(server(["mcp", "--db", str(db)]), calls)
     status, search = (_get(r, "structured_content", "structuredContent") for r in out["results"])
-    assert status["session_id"] == SESSION and status["schema_version"] == 3
+    assert status["session_id"] == SESSION and status["schema_version"] == SCHEMA_VERSION
     assert status["counts"]["events"] > 100 and "config_warnings" in status
     assert search["query"] == "批大小" and search["events"]
     assert json.loads(out["results"][1].content[0].text) == search

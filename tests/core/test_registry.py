@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from lcm_core.store.errors import StoreUnavailableError
+from lcm_core.store.models import SCHEMA_VERSION
 from lcm_core.store.registry import open_store, parse_store_url
 
 
@@ -38,7 +39,7 @@ def test_open_store_bare_path_and_sqlite_url(tmp_path: Path) -> None:
     for url in (str(tmp_path / "a.sqlite"), f"sqlite:///{tmp_path / 'b.sqlite'}", ":memory:"):
         store = open_store(url)
         try:
-            assert store.schema_version() == 3
+            assert store.schema_version() == SCHEMA_VERSION
         finally:
             store.close()
 

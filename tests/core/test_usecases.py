@@ -8,7 +8,7 @@ import pytest
 
 from lcm_core import usecases
 from lcm_core.config import load_config
-from lcm_core.store.models import Session
+from lcm_core.store.models import SCHEMA_VERSION, Session
 
 
 def test_pick_session_takes_the_named_one_or_the_latest(new_script: Any) -> None:
@@ -67,5 +67,5 @@ def test_health_of_a_sound_store(script: Any) -> None:
     """A healthy store reports no problem, its schema and its counts, and keeps no probe row."""
     report = usecases.health(script.store)
     assert report.problems == ()
-    assert report.schema_version == 3
+    assert report.schema_version == SCHEMA_VERSION
     assert script.store.get_meta("doctor.write_probe") is None

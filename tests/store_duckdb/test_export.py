@@ -20,7 +20,12 @@ from lcm_core.reports.export import export_store, stats_report  # noqa: E402
 from lcm_core.reports.files import MANIFEST_NAME, ExportError, read_manifest  # noqa: E402
 from lcm_core.reports.jsonl import read_jsonl  # noqa: E402
 from lcm_core.store.errors import StoreError  # noqa: E402
-from lcm_core.store.models import TABLES, AssemblyLog, ValidationLog  # noqa: E402
+from lcm_core.store.models import (  # noqa: E402
+    SCHEMA_VERSION,
+    TABLES,
+    AssemblyLog,
+    ValidationLog,
+)
 from lcm_core.store.ports import MemoryStore  # noqa: E402
 from lcm_core.store.registry import open_store  # noqa: E402
 from lcm_core.testing.builders import (  # noqa: E402
@@ -153,7 +158,7 @@ def test_every_row_reads_back_equal(source: MemoryStore, tmp_path: Path, fmt: st
     expected = rows_of(source)
     assert read(out) == expected
     assert result.tables == {t: len(expected[t]) for t in TABLES}
-    assert result.schema_version == 3
+    assert result.schema_version == SCHEMA_VERSION
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "jsonl"])
@@ -164,7 +169,11 @@ def test_folders_record_the_schema_and_are_private(
     out = tmp_path / "exports" / "one"
     export_store(source, fmt, out, session_id=MAIN)
     manifest = read_manifest(out)
-    assert (manifest.format, manifest.schema_version, manifest.session) == (fmt, 3, MAIN)
+    assert (manifest.format, manifest.schema_version, manifest.session) == (
+        fmt,
+        SCHEMA_VERSION,
+        MAIN,
+    )
     assert manifest.tables["events"] == 6
     assert mode(out) == 0o700 and mode(out.parent) == 0o700
     files = sorted(p.name for p in out.iterdir())

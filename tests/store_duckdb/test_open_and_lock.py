@@ -16,6 +16,7 @@ pytest.importorskip("duckdb")
 import duckdb
 
 from lcm_core.store.errors import SchemaVersionError, StoreBusyError, StoreOpenError
+from lcm_core.store.models import SCHEMA_VERSION
 from lcm_core.store.registry import available_backends, open_store
 from lcm_core.testing.builders import make_event, make_item, populate
 from lcm_store_duckdb import DuckDBMemoryStore, open_duckdb_store
@@ -88,7 +89,7 @@ def test_empty_file_becomes_a_database(tmp_path: Path) -> None:
     path = tmp_path / "m.duckdb"
     path.touch()
     with DuckDBMemoryStore(path) as store:
-        assert store.schema_version() == 3 and store.integrity_check() == []
+        assert store.schema_version() == SCHEMA_VERSION and store.integrity_check() == []
 
 
 @pytest.mark.parametrize("content", [b"not a database at all" * 50, b"\x00" * 4096])
@@ -175,6 +176,6 @@ def test_open_store_by_url(tmp_path: Path) -> None:
         pytest.skip("the duckdb entry point is not installed in this environment")
     store = open_store(f"duckdb:///{tmp_path / 'm.duckdb'}")
     try:
-        assert isinstance(store, DuckDBMemoryStore) and store.schema_version() == 3
+        assert isinstance(store, DuckDBMemoryStore) and store.schema_version() == SCHEMA_VERSION
     finally:
         store.close()

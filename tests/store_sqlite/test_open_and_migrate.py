@@ -103,9 +103,10 @@ def test_v1_file_migrates_to_current_keeping_every_row(tmp_path: Path) -> None:
     _build_v1(path)
     store = SQLiteMemoryStore(path)
     try:
-        assert store.schema_version() == SCHEMA_VERSION == 3
+        assert store.schema_version() == SCHEMA_VERSION == 4
         assert store.get_meta("migration.v2") is not None
         assert store.get_meta("migration.v3") is not None
+        assert store.get_meta("migration.v4") is not None
         assert [e.text for e in store.list_events("s1")] == [
             "keep p95 under 200 ms",
             "预算不超过3000元（含税）",
@@ -115,6 +116,8 @@ def test_v1_file_migrates_to_current_keeping_every_row(tmp_path: Path) -> None:
         # The v2 table is there and usable, and search still finds v1 rows.
         assert list(store.export_rows("validation_logs")) == []
         assert [h.event.seq for h in store.search_events("s1", ["3000元"])] == [2]
+        # v4 indexed the v1 item's two-character pairs: a store-wide search finds it.
+        assert [h.item.id for h in store.search_items(None, ["预算"])] == ["mem_1"]
         assert store.integrity_check() == []
     finally:
         store.close()

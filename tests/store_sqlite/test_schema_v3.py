@@ -60,7 +60,8 @@ def _dump(path: Path) -> dict[str, list[tuple[object, ...]]]:
             r[0]
             for r in raw.execute(
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE "
-                "'%VIRTUAL TABLE%' AND name NOT LIKE '%fts%' AND name NOT IN "
+                "'%VIRTUAL TABLE%' AND name NOT LIKE '%fts%' AND name NOT LIKE 'item_grams%' "
+                "AND name NOT IN "
                 "('meta', 'sqlite_sequence') ORDER BY name"
             )
         ]
@@ -94,7 +95,7 @@ def test_v2_file_migrates_to_v3_keeping_every_row_and_search(tmp_path: Path) -> 
     assert any(matches_before)  # the v2 index did find things
     store = SQLiteMemoryStore(path)
     try:
-        assert store.schema_version() == SCHEMA_VERSION == 3
+        assert store.schema_version() == SCHEMA_VERSION
         assert store.get_meta("migration.v3") is not None
         assert sorted(h.event.seq for h in store.search_events("s1", ["port"])) == [1, 3]
         assert [h.event.seq for h in store.search_events("s1", ["周五上线"])] == [3]
@@ -132,9 +133,11 @@ def test_lcm_triggers_keep_the_v3_index_in_step(tmp_path: Path) -> None:
         ]
     finally:
         raw.close()
-    # lcm's own content-only triggers, no sqlite-utils ones that fire on every column.
+    # lcm's own content-only triggers (the FTS tables' and, since v4, the pair index's),
+    # no sqlite-utils ones that fire on every column.
     assert sorted(triggers) == sorted(
-        f"{t}_fts_{op}" for t in ("events", "memory") for op in ("insert", "delete", "update")
+        [f"{t}_fts_{op}" for t in ("events", "memory") for op in ("insert", "delete", "update")]
+        + [f"item_grams_{op}" for op in ("insert", "delete", "update")]
     )
 
 
@@ -229,7 +232,7 @@ def test_doctor_sees_the_fts_tables_as_sqlite_utils_does(tmp_path: Path) -> None
         assert layout["fts"]["events"] == "events_fts"
         assert layout["fts"]["memory_items"] == "memory_fts"
         assert layout["tables"]["events"] == len(EVENTS)
-        assert len(layout["triggers"]) == 6
+        assert len(layout["triggers"]) == 9  # the FTS tables' six, the pair index's three
         assert usecases.health(store).problems == ()
     finally:
         store.close()

@@ -1,0 +1,32 @@
+"""How SQLite's LIKE compares text: every path that stands in for a LIKE matches the same way."""
+
+from __future__ import annotations
+
+
+def like_pattern(term: str) -> str:
+    """A LIKE pattern matching `term` literally anywhere (escape character `\\`)."""
+    escaped = term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+# SQLite refuses LIKE patterns over 50 000 bytes; longer terms are matched with instr().
+LIKE_MAX_CHARS = 10_000
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def ascii_fold(text: str) -> str:
+    """Lower-case ASCII letters only, as SQLite's LIKE and lower() compare them."""
+    return text.translate(_ASCII_LOWER)
+
+
+def contains_clause(column: str, term: str) -> tuple[str, str]:
+    """A SQL test that `column` contains `term` literally, ASCII case-insensitive, and its parameter."""
+    if len(term) <= LIKE_MAX_CHARS:
+        return f"{column} LIKE ? ESCAPE '\\'", like_pattern(term)
+    # lower() folds ASCII only, as LIKE does, so the two paths agree.
+    return f"instr(lower({column}), ?) > 0", ascii_fold(term)
+
+
+def as_like_reads(text: str) -> str:
+    """The text LIKE compares a term with: up to its first NUL, ASCII letters folded."""
+    return ascii_fold(text.partition("\x00")[0])
