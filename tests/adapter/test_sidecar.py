@@ -50,7 +50,11 @@ def test_initialize_reports_the_database(sidecar: Sidecar, tmp_path: Path) -> No
     answer = sidecar.handle(call(1, "initialize", settings={"assembly": {"softBudgetTokens": 900}}))
     assert answer is not None
     result = answer["result"]
-    assert result["db"].endswith("m.sqlite") and result["schema"] == SCHEMA_VERSION and result["error"] is None
+    assert (
+        result["db"].endswith("m.sqlite")
+        and result["schema"] == SCHEMA_VERSION
+        and result["error"] is None
+    )
     runtime = sidecar.runtime()
     assert runtime is not None and runtime.config.get("assembly.softBudgetTokens") == 900
 
