@@ -297,13 +297,33 @@ def best_matches(
         chosen += groups[matched]
         if len(chosen) >= limit:
             break
-    scores = {
-        i: _score(
-            folded[i],
-            [folded[i].count(key) if hit else 0 for key, hit in zip(keys, present[i], strict=True)],
-            idf,
-            avg_len,
-        )
-        for i in chosen
-    }
+    scores = _scores_of(chosen, folded, keys, present, idf, avg_len)
     return [(i, scores[i]) for i in best_keys(scores, limit)]
+
+
+def _scores_of(
+    chosen: Sequence[int],
+    folded: Sequence[str],
+    keys: Sequence[str],
+    present: Sequence[Sequence[bool]],
+    idf: Sequence[float],
+    avg_len: float,
+) -> dict[int, float]:
+    """`_score` of each chosen text, bit for bit, with less work per text: a search can
+    score tens of thousands of turns, most holding a single term. The operations and
+    their order are `_score`'s (a sum starts at 0, then adds term after term)."""
+    k1_plus = _BM25_K1 + 1.0
+    scores: dict[int, float] = {}
+    for i in chosen:
+        doc = folded[i]
+        norm = _BM25_K1 * (1.0 - _BM25_B + _BM25_B * len(doc) / avg_len)
+        bm25 = 0
+        matched = 0
+        for key, hit, weight in zip(keys, present[i], idf, strict=True):
+            if hit:
+                tf = doc.count(key)
+                if tf:
+                    bm25 += weight * tf * k1_plus / (tf + norm)
+                    matched += 1
+        scores[i] = matched + bm25 / (1.0 + bm25)
+    return scores
