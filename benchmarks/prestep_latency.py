@@ -35,7 +35,6 @@ from lcm_core.config import load_config
 from lcm_core.text.query import query_signals, search_terms
 from lcm_core.text.tokens import fingerprint, sha256_hex, stable_item_id
 from lcm_store_sqlite import SQLiteMemoryStore
-from lcm_store_sqlite.grams import drain
 
 EVENTS_PER_SESSION = 1000
 ITEM_EVERY = 4  # one memory item per four events, from user messages
@@ -145,7 +144,6 @@ def build(path: Path, n_events: int, seed: int = 11) -> list[str]:
             found = None
         raw.close()
         if found and found[0] == marker:
-            _index_items(path)
             return sessions
         path.unlink()
         for suffix in ("-wal", "-shm"):
@@ -180,20 +178,7 @@ def build(path: Path, n_events: int, seed: int = 11) -> list[str]:
     raw.commit()
     raw.execute("ANALYZE")
     raw.close()
-    _index_items(path)
     return sessions
-
-
-def _index_items(path: Path) -> None:
-    """Bring the file to the store's schema and index the items the raw inserts queued.
-
-    The store indexes queued items a batch per commit; a benchmark must not time that.
-    """
-    SQLiteMemoryStore(path).close()
-    raw = sqlite3.connect(path)
-    drain(raw, None)
-    raw.commit()
-    raw.close()
 
 
 def queries(session: str, seed: int = 5, count: int = 48) -> list[str]:

@@ -6,7 +6,7 @@ import contextlib
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 from lcm_core.clock import utc_now_iso
@@ -49,12 +49,8 @@ def translate(exc: sqlite3.Error, where: str) -> StoreError:
 class Connection:
     """One sqlite3 connection with a lock and nestable savepoint transactions."""
 
-    def __init__(
-        self, location: str, before_commit: Callable[[sqlite3.Connection], object] | None = None
-    ) -> None:
-        """Open `location`; `before_commit` runs inside every outermost transaction, last."""
+    def __init__(self, location: str) -> None:
         self.location = location
-        self._before_commit = before_commit
         self.in_memory = location == ":memory:"
         self.label = "in-memory database" if self.in_memory else str(Path(location))
         self.lock = threading.RLock()
@@ -185,8 +181,6 @@ class Connection:
             self._depth -= 1
             try:
                 if depth == 0:
-                    if self._before_commit is not None:
-                        self._before_commit(self.raw)
                     self.raw.execute("COMMIT")
                 else:
                     self.raw.execute(f"RELEASE lcm_sp{depth}")

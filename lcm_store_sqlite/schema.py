@@ -1,5 +1,5 @@
 """Schema v4 of the SQLite store, as ordered migrations (v1 core, v2 validation_logs, v3 FTS,
-v4 the two-character item index)."""
+v4 the texts' last two characters)."""
 
 from __future__ import annotations
 
@@ -248,30 +248,13 @@ CREATE VIRTUAL TABLE memory_fts USING fts5(
 INSERT INTO memory_fts (memory_fts) VALUES ('rebuild');
 """
 
-# Version 4 adds the two-character index of memory items (`grams`): the pairs of adjacent
-# characters with a non-ASCII one, which the trigram index cannot serve. The triggers are
-# plain SQL, so any writer keeps it exact: a new or rewritten item is queued for the store
-# to index before its next commit, and a rewritten or removed item's pairs go at once.
-# Every item already stored is queued.
+# Version 4 indexes each text's last two characters, as LIKE reads them (up to a NUL,
+# ASCII folded): with the trigram index's vocabulary it finds a two-character term
+# without a LIKE over the whole table (see `pairs`; the expression is `tail_expression`).
 V4: Final = """
-CREATE TABLE IF NOT EXISTS item_grams (
-    gram TEXT NOT NULL,
-    item INTEGER NOT NULL,
-    PRIMARY KEY (gram, item)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS idx_item_grams_item ON item_grams (item);
-CREATE TABLE IF NOT EXISTS item_grams_todo (item INTEGER PRIMARY KEY);
-CREATE TRIGGER IF NOT EXISTS item_grams_insert AFTER INSERT ON memory_items BEGIN
-    INSERT OR IGNORE INTO item_grams_todo (item) VALUES (new.rowid);
-END;
-CREATE TRIGGER IF NOT EXISTS item_grams_update AFTER UPDATE OF content ON memory_items BEGIN
-    DELETE FROM item_grams WHERE item = old.rowid;
-    INSERT OR IGNORE INTO item_grams_todo (item) VALUES (new.rowid);
-END;
-CREATE TRIGGER IF NOT EXISTS item_grams_delete AFTER DELETE ON memory_items BEGIN
-    DELETE FROM item_grams WHERE item = old.rowid;
-END;
-INSERT OR IGNORE INTO item_grams_todo (item) SELECT rowid FROM memory_items;
+CREATE INDEX IF NOT EXISTS idx_events_tail ON events (lower(substr(text, length(text) - 1, 2)));
+CREATE INDEX IF NOT EXISTS idx_memory_items_tail
+    ON memory_items (lower(substr(content, length(content) - 1, 2)));
 """
 
 MIGRATIONS: Final = ((1, V1), (2, V2), (3, V3), (4, V4))

@@ -10,8 +10,8 @@ from lcm_core.store.queries import SCOPE_COUNT_MAX, SplitTerms, Where, split_ter
 from lcm_core.store.sql_reads import Among
 from lcm_core.text.tokens import best_matches, score_matches
 from lcm_store_sqlite.connection import DIALECT
-from lcm_store_sqlite.grams import gram_rows, is_gram_term
 from lcm_store_sqlite.like import contains_clause
+from lcm_store_sqlite.pairs import is_pair_term, pair_rows
 
 if TYPE_CHECKING:
     from lcm_store_sqlite.connection import Connection
@@ -199,7 +199,7 @@ class SearchMixin:
         found = self._fts_rows(raw, table, fts_table, split.indexed, where, params, inner_limit)
         if split.short:
             for rowid, row in self._short_rows(
-                raw, table, column, split.short, where, params, inner_limit
+                raw, table, fts_table, column, split.short, where, params, inner_limit
             ):
                 found.setdefault(rowid, row)
         return found
@@ -232,6 +232,7 @@ class SearchMixin:
         self,
         raw: sqlite3.Connection,
         table: str,
+        fts_table: str,
         column: str,
         terms: Sequence[str],
         where: str,
@@ -240,15 +241,15 @@ class SearchMixin:
     ) -> list[tuple[int, Any]]:
         """The first `limit` rows by rowid holding any term too short for trigrams.
 
-        An item's two-character terms with a non-ASCII character (Chinese words, mostly)
-        are looked up in the pair index (`grams`) instead of a LIKE over the whole table;
-        the first `limit` of the union are the first `limit` of each part's first `limit`.
+        Two-character terms go through the trigram index's vocabulary (`pairs`) instead
+        of a LIKE over the whole table; the first `limit` of the union are the first
+        `limit` of each part's first `limit`.
         """
-        paired = [t for t in terms if table == "memory_items" and is_gram_term(t)]
+        paired = [t for t in terms if is_pair_term(t)]
         scanned = [t for t in terms if t not in paired]
         rows: dict[int, Any] = {}
         if scanned:
             rows.update(self._like_rows(raw, table, column, scanned, where, params, limit))
         if paired:
-            rows.update(gram_rows(raw, paired, where, params, limit))
+            rows.update(pair_rows(raw, table, fts_table, column, paired, where, params, limit))
         return sorted(rows.items())[:limit] if scanned and paired else list(rows.items())

@@ -21,7 +21,6 @@ from lcm_core.store.models import (
 from lcm_core.store.queries import SCAN_ROWS_MAX
 from lcm_core.store.registry import store_url
 from lcm_core.store.sql_reads import SqlReads
-from lcm_store_sqlite import grams
 from lcm_store_sqlite.admin import AdminMixin
 from lcm_store_sqlite.connection import DIALECT, Connection
 from lcm_store_sqlite.events import EventsMixin
@@ -54,8 +53,7 @@ class SQLiteMemoryStore(EventsMixin, RecordsMixin, AdminMixin, ImportMixin, SqlR
         With `session_cache` a scanned session's events are kept in memory and followed
         (`session_cache.SessionCache`): same results, without reading them at every step.
         """
-        # Items queued for the two-character index are indexed before each commit.
-        self._db = Connection(str(location), before_commit=grams.drain)
+        self._db = Connection(str(location))
         self._scan_rows_max = scan_rows_max
         self._sessions = SessionCache(rows_max=scan_rows_max if session_cache else 0)
         # Per query shape ("search": rowid and every column; "all": every column), rows

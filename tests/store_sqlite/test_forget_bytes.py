@@ -10,8 +10,9 @@ from lcm_core.testing.builders import make_item
 from lcm_store_sqlite import SQLiteMemoryStore
 
 SECRET = "银行卡背面写着 Quokka-4412 这串字"
-# The secret's trigrams (lower-cased, as the FTS5 trigram index keeps them) and the whole.
-MARKS = (SECRET, "quokka", "quo", "uok", "okk", "kka", "a-4", "银行卡", "背面写", "这串字")
+# The secret's trigrams (lower-cased, as the FTS5 trigram index keeps them), the whole,
+# and its last two characters (schema v4 indexes every text's last two).
+MARKS = (SECRET, "quokka", "quo", "uok", "okk", "kka", "a-4", "银行卡", "背面写", "这串字", "串字")
 
 
 def _bytes(path: Path) -> bytes:
@@ -20,9 +21,11 @@ def _bytes(path: Path) -> bytes:
 
 def _store_with_secret(path: Path) -> tuple[SQLiteMemoryStore, str]:
     store = SQLiteMemoryStore(path)
+    # The filler does not end in "ok": the last-two-characters index keeps "ok" beside a
+    # rowid, and rowid 107 is the byte "k", which the byte search would read as "okk".
     for start in range(0, 400, 50):  # several transactions: several FTS segments
         store.insert_events(
-            Event("s1", n, "tool/result", f"第 {n} 行 line {n}: ok")
+            Event("s1", n, "tool/result", f"第 {n} 行 line {n}: fine")
             for n in range(start, start + 50)
         )
     # A long message spills into overflow pages; erased, they go to the free list, where

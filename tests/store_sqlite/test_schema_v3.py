@@ -60,8 +60,7 @@ def _dump(path: Path) -> dict[str, list[tuple[object, ...]]]:
             r[0]
             for r in raw.execute(
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE "
-                "'%VIRTUAL TABLE%' AND name NOT LIKE '%fts%' AND name NOT LIKE 'item_grams%' "
-                "AND name NOT IN "
+                "'%VIRTUAL TABLE%' AND name NOT LIKE '%fts%' AND name NOT IN "
                 "('meta', 'sqlite_sequence') ORDER BY name"
             )
         ]
@@ -133,11 +132,9 @@ def test_lcm_triggers_keep_the_v3_index_in_step(tmp_path: Path) -> None:
         ]
     finally:
         raw.close()
-    # lcm's own content-only triggers (the FTS tables' and, since v4, the pair index's),
-    # no sqlite-utils ones that fire on every column.
+    # lcm's own content-only triggers, no sqlite-utils ones that fire on every column.
     assert sorted(triggers) == sorted(
-        [f"{t}_fts_{op}" for t in ("events", "memory") for op in ("insert", "delete", "update")]
-        + [f"item_grams_{op}" for op in ("insert", "delete", "update")]
+        f"{t}_fts_{op}" for t in ("events", "memory") for op in ("insert", "delete", "update")
     )
 
 
@@ -232,7 +229,7 @@ def test_doctor_sees_the_fts_tables_as_sqlite_utils_does(tmp_path: Path) -> None
         assert layout["fts"]["events"] == "events_fts"
         assert layout["fts"]["memory_items"] == "memory_fts"
         assert layout["tables"]["events"] == len(EVENTS)
-        assert len(layout["triggers"]) == 9  # the FTS tables' six, the pair index's three
+        assert len(layout["triggers"]) == 6
         assert usecases.health(store).problems == ()
     finally:
         store.close()

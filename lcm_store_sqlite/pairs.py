@@ -1,0 +1,102 @@
+"""Two-character search terms through the trigram index, row for row as LIKE finds them.
+
+The trigram index answers terms of three or more characters; a two-character term (a
+Chinese word such as 预算 or 端口, the bridge's translations of English words, `py`,
+`CI`, `42`) fell back to LIKE over every row of the table: 70 ms per term over 250 000
+items. But every occurrence of a pair in a text starts one of the text's trigrams,
+except an occurrence that ends the text. So the rows holding a pair are the rows holding
+a trigram that the index's vocabulary lists with the pair in front, plus the rows whose
+text ends with the pair (schema v4 indexes each text's last two characters, `TAIL`).
+Each candidate is then tested with the LIKE it stands in for.
+
+The vocabulary folds case the way the trigram tokenizer does, LIKE folds ASCII only, so
+the index serves a pair of ASCII or caseless characters (Latin, digits, Chinese); a pair
+with a cased non-ASCII letter (`éa`) is still matched with LIKE over the table. A pair
+found in most rows is cheaper by LIKE too, which stops at the first `limit` holders: the
+LIKE is tried first over the table's first `WINDOW` rows.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from typing import Any, Final
+
+from lcm_store_sqlite.like import ascii_fold, contains_clause
+
+PAIR_CHARS: Final = 2
+# Rows the LIKE is tried on before the index: about 1.5 ms, and a pair in one row of 8
+# fills a limit of 600 there.
+WINDOW: Final = 5_000
+# Vocabulary entries joined in one MATCH.
+PHRASES_PER_QUERY: Final = 200
+_LAST_CHAR: Final = "\U0010ffff"
+
+
+def tail_expression(column: str) -> str:
+    """A text's last two characters as LIKE reads them (up to a NUL; `length` stops
+    there), ASCII folded (`lower` folds ASCII only): the expression schema v4 indexes."""
+    return f"lower(substr({column}, length({column}) - 1, 2))"
+
+
+def is_pair_term(term: str) -> bool:
+    """Whether the index serves this term: two characters, each ASCII or caseless."""
+    return len(term) == PAIR_CHARS and all(c.isascii() or c.lower() == c.upper() for c in term)
+
+
+def pair_rows(
+    raw: sqlite3.Connection,
+    table: str,
+    fts_table: str,
+    column: str,
+    terms: Sequence[str],
+    where: str,
+    params: Sequence[Any],
+    limit: int,
+) -> dict[int, Any]:
+    """The first `limit` rows by rowid holding any of `terms` (each `is_pair_term`),
+    as `SearchMixin._like_rows` finds them; `where` filters on the alias `t.`."""
+    clauses, patterns = zip(*(contains_clause(f"t.{column}", t) for t in terms), strict=True)
+    test = f"({' OR '.join(clauses)}){where}"
+    start = raw.execute(f"SELECT MIN(rowid) FROM {table}").fetchone()[0]
+    if start is None:
+        return {}
+    sql = (
+        f"SELECT t.rowid AS _rowid, t.* FROM {table} AS t WHERE t.rowid < ? AND {test} "
+        "ORDER BY t.rowid LIMIT ?"
+    )
+    first = raw.execute(sql, (start + WINDOW, *patterns, *params, limit)).fetchall()
+    if len(first) >= limit:
+        return {row[0]: row for row in first}
+    keys = sorted({ascii_fold(term) for term in terms})
+    sources = [f"SELECT rowid FROM {table} WHERE {tail_expression(column)} IN ({_marks(keys)})"]
+    args: list[Any] = list(keys)
+    found = _vocabulary(raw, fts_table, keys)
+    for begin in range(0, len(found), PHRASES_PER_QUERY):
+        sources.append(f"SELECT rowid FROM {fts_table} WHERE {fts_table} MATCH ?")
+        chunk = found[begin : begin + PHRASES_PER_QUERY]
+        args.append(" OR ".join('"' + t.replace('"', '""') + '"' for t in chunk))
+    sql = (
+        f"SELECT t.rowid AS _rowid, t.* FROM {table} AS t WHERE t.rowid IN "
+        f"({' UNION '.join(sources)}) AND {test} ORDER BY t.rowid LIMIT ?"
+    )
+    return {row[0]: row for row in raw.execute(sql, (*args, *patterns, *params, limit))}
+
+
+def _vocabulary(raw: sqlite3.Connection, fts_table: str, keys: Sequence[str]) -> list[str]:
+    """The index's trigrams that begin with any key (the vocabulary is a temp table)."""
+    vocab = f"lcm_vocab_{fts_table}"
+    raw.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{vocab} USING fts5vocab(main, {fts_table}, row)"
+    )
+    found: list[str] = []
+    for key in keys:
+        rows = raw.execute(
+            f"SELECT term FROM temp.{vocab} WHERE term >= ? AND term <= ?", (key, key + _LAST_CHAR)
+        )
+        found += [row[0] for row in rows if row[0].startswith(key)]
+    return found
+
+
+def _marks(values: Sequence[object]) -> str:
+    return ",".join("?" * len(values))
