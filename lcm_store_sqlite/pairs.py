@@ -12,8 +12,8 @@ Each candidate is then tested with the LIKE it stands in for.
 The vocabulary folds case the way the trigram tokenizer does, LIKE folds ASCII only, so
 the index serves a pair of ASCII or caseless characters (Latin, digits, Chinese); a pair
 with a cased non-ASCII letter (`éa`) is still matched with LIKE over the table. A pair
-found in most rows is cheaper by LIKE too, which stops at the first `limit` holders: the
-LIKE is tried first over the table's first `WINDOW` rows.
+found in most rows is cheaper by LIKE too, which stops once it holds `limit` rows: the
+LIKE is tried first over the table's newest `WINDOW` rows.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from typing import Any, Final
 from lcm_store_sqlite.like import ascii_fold, contains_clause
 
 PAIR_CHARS: Final = 2
-# Rows the LIKE is tried on before the index: about 1.5 ms, and a pair in one row of 8
-# fills a limit of 600 there.
+# Newest rows the LIKE is tried on before the index: about 1.5 ms, and a pair in one row
+# of 8 fills a limit of 600 there.
 WINDOW: Final = 5_000
 # Vocabulary entries joined in one MATCH.
 PHRASES_PER_QUERY: Final = 200
@@ -54,20 +54,20 @@ def pair_rows(
     params: Sequence[Any],
     limit: int,
 ) -> dict[int, Any]:
-    """The first `limit` rows by rowid holding any of `terms` (each `is_pair_term`),
-    as `SearchMixin._like_rows` finds them; `where` filters on the alias `t.`."""
+    """The newest `limit` rows holding any of `terms` (each `is_pair_term`), as
+    `SearchMixin._like_rows` finds them; `where` filters on the alias `t.`."""
     clauses, patterns = zip(*(contains_clause(f"t.{column}", t) for t in terms), strict=True)
     test = f"({' OR '.join(clauses)}){where}"
-    start = raw.execute(f"SELECT MIN(rowid) FROM {table}").fetchone()[0]
-    if start is None:
+    end = raw.execute(f"SELECT MAX(rowid) FROM {table}").fetchone()[0]
+    if end is None:
         return {}
     sql = (
-        f"SELECT t.rowid AS _rowid, t.* FROM {table} AS t WHERE t.rowid < ? AND {test} "
-        "ORDER BY t.rowid LIMIT ?"
+        f"SELECT t.rowid AS _rowid, t.* FROM {table} AS t WHERE t.rowid > ? AND {test} "
+        "ORDER BY t.rowid DESC LIMIT ?"
     )
-    first = raw.execute(sql, (start + WINDOW, *patterns, *params, limit)).fetchall()
-    if len(first) >= limit:
-        return {row[0]: row for row in first}
+    newest = raw.execute(sql, (end - WINDOW, *patterns, *params, limit)).fetchall()
+    if len(newest) >= limit:
+        return {row[0]: row for row in newest}
     keys = sorted({ascii_fold(term) for term in terms})
     sources = [f"SELECT rowid FROM {table} WHERE {tail_expression(column)} IN ({_marks(keys)})"]
     args: list[Any] = list(keys)
@@ -78,7 +78,7 @@ def pair_rows(
         args.append(" OR ".join('"' + t.replace('"', '""') + '"' for t in chunk))
     sql = (
         f"SELECT t.rowid AS _rowid, t.* FROM {table} AS t WHERE t.rowid IN "
-        f"({' UNION '.join(sources)}) AND {test} ORDER BY t.rowid LIMIT ?"
+        f"({' UNION '.join(sources)}) AND {test} ORDER BY t.rowid DESC LIMIT ?"
     )
     return {row[0]: row for row in raw.execute(sql, (*args, *patterns, *params, limit))}
 

@@ -160,7 +160,8 @@ class SearchMixin:
         limit: int | None,
         select: str = "t.*",
     ) -> dict[int, Any]:
-        """Rows (or one `select`ed value per row) that contain any term, by rowid."""
+        """Rows (or one `select`ed value per row) that contain any term, by rowid; with a
+        `limit`, the newest `limit` of them."""
         found: dict[int, Any] = {}
         # SQLite caps an expression's depth at 1000: OR at most TERMS_PER_QUERY at a time.
         for start in range(0, len(terms), TERMS_PER_QUERY):
@@ -174,7 +175,7 @@ class SearchMixin:
             )
             args: list[Any] = [*patterns, *params]
             if limit is not None:
-                sql += " ORDER BY t.rowid LIMIT ?"
+                sql += " ORDER BY t.rowid DESC LIMIT ?"
                 args.append(limit)
             # Without a limit the rows are put in rowid order here: asked for in SQL, the
             # order makes the planner walk the whole table in rowid order instead of the
@@ -247,11 +248,11 @@ class SearchMixin:
         params: list[Any],
         limit: int,
     ) -> list[tuple[int, Any]]:
-        """The first `limit` rows by rowid holding any term too short for trigrams.
+        """The newest `limit` rows holding any term too short for trigrams.
 
         Two-character terms go through the trigram index's vocabulary (`pairs`) instead
-        of a LIKE over the whole table; the first `limit` of the union are the first
-        `limit` of each part's first `limit`.
+        of a LIKE over the whole table; the newest `limit` of the union are the newest
+        `limit` of each part's newest `limit`.
         """
         paired = [t for t in terms if is_pair_term(t)]
         scanned = [t for t in terms if t not in paired]
@@ -260,4 +261,4 @@ class SearchMixin:
             rows.update(self._like_rows(raw, table, column, scanned, where, params, limit))
         if paired:
             rows.update(pair_rows(raw, table, fts_table, column, paired, where, params, limit))
-        return sorted(rows.items())[:limit] if scanned and paired else list(rows.items())
+        return sorted(rows.items(), reverse=True)[:limit]
