@@ -216,10 +216,20 @@ _BM25_K1: Final = 1.2
 _BM25_B: Final = 0.75
 
 
+# Texts at least this long keep their casefold between steps; a shorter one is folded
+# again, which costs less than looking it up (10 against 17 ms for 36 000 chat turns).
+FOLD_CACHE_MIN_CHARS: Final = 512
+
+
 @per_text_cache(maxsize=50_000)
 def _casefolded(text: str) -> str:
     """`str.casefold`, kept per text: a session's turns are scored again at every step."""
     return text.casefold()
+
+
+def _folded(texts: Sequence[str]) -> list[str]:
+    """Each text's casefold, long ones from the cache."""
+    return [t.casefold() if len(t) < FOLD_CACHE_MIN_CHARS else _casefolded(t) for t in texts]
 
 
 def _idf(total: int, having: int) -> float:
@@ -247,7 +257,7 @@ def score_matches(texts: Sequence[str], terms: Sequence[str], scope_rows: int) -
     rather than across every session in the file. Term frequency counts
     non-overlapping, case-insensitive occurrences; length is in characters.
     """
-    folded = [_casefolded(text) for text in texts]
+    folded = _folded(texts)
     keys = [term.casefold() for term in terms]
     if not folded or not keys:
         return [0.0 for _ in texts]
@@ -260,7 +270,9 @@ def score_matches(texts: Sequence[str], terms: Sequence[str], scope_rows: int) -
 
 def best_keys(scores: Mapping[Any, float], limit: int) -> list[Any]:
     """The `limit` best-scored keys plus any tied with the last one, best first (ties by key)."""
-    ordered = sorted(scores, key=lambda key: (-scores[key], key))
+    # Keys in order, then a stable sort by score, best first: the order of
+    # (-score, key) without a Python call per key.
+    ordered = sorted(sorted(scores), key=scores.__getitem__, reverse=True)
     if len(ordered) <= limit:
         return ordered
     cutoff = scores[ordered[limit - 1]]
@@ -280,18 +292,21 @@ def best_matches(
     if limit <= 0:  # `best_keys` keeps ties then: no group can be left out
         every = dict(enumerate(score_matches(texts, terms, scope_rows)))
         return [(i, every[i]) for i in best_keys(every, limit)]
-    folded = [_casefolded(text) for text in texts]
+    folded = _folded(texts)
     keys = [term.casefold() for term in terms]
     if not folded or not keys:
         zero = dict.fromkeys(range(len(texts)), 0.0)
         return [(i, 0.0) for i in best_keys(zero, limit)]
-    present = [[key in doc for key in keys] for doc in folded]
+    # Which text holds which key, a column per key (one short loop per key), then a row
+    # per text; document frequencies are the columns' sums.
+    columns = [[key in doc for doc in folded] for key in keys]
+    present = list(zip(*columns, strict=True))
     total = max(scope_rows, len(folded))
-    avg_len = max(1.0, sum(len(doc) for doc in folded) / len(folded))
-    idf = [_idf(total, sum(1 for row in present if row[column])) for column in range(len(keys))]
+    avg_len = max(1.0, sum(map(len, folded)) / len(folded))
+    idf = [_idf(total, sum(column)) for column in columns]
     groups: dict[int, list[int]] = {}
     for position, row in enumerate(present):
-        groups.setdefault(sum(row), []).append(position)
+        groups.setdefault(row.count(True), []).append(position)
     chosen: list[int] = []
     for matched in sorted(groups, reverse=True):
         chosen += groups[matched]
@@ -317,7 +332,7 @@ def _scores_of(
     for i in chosen:
         doc = folded[i]
         norm = _BM25_K1 * (1.0 - _BM25_B + _BM25_B * len(doc) / avg_len)
-        bm25 = 0
+        bm25: float = 0
         matched = 0
         for key, hit, weight in zip(keys, present[i], idf, strict=True):
             if hit:
