@@ -103,3 +103,22 @@ def test_rows_written_or_rewritten_by_another_connection_are_found(
     assert item.id in [h.item.id for h in store.search_items(None, ["端口"], limit=400)]
     assert "mem_zh_end" not in [h.item.id for h in store.search_items(None, ["预算"], limit=400)]
     assert "mem_zh_end" in [h.item.id for h in store.search_items(None, ["上海"], limit=400)]
+
+
+def test_the_last_two_characters_are_read_from_the_index(tmp_path: Path) -> None:
+    """`tail_expression` is the expression schema v4 indexes: were they to drift apart,
+    every two-character search would read the whole table again."""
+    SQLiteMemoryStore(tmp_path / "m.sqlite").close()
+    raw = sqlite3.connect(tmp_path / "m.sqlite")
+    try:
+        for table, column, index in (
+            ("events", "text", "idx_events_tail"),
+            ("memory_items", "content", "idx_memory_items_tail"),
+        ):
+            sql = f"SELECT rowid FROM {table} WHERE {pairs.tail_expression(column)} IN (?, ?)"
+            plan = " ".join(
+                row[3] for row in raw.execute("EXPLAIN QUERY PLAN " + sql, ("py", "预算"))
+            )
+            assert f"USING INDEX {index}" in plan, plan
+    finally:
+        raw.close()
