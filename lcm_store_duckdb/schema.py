@@ -106,7 +106,7 @@ V2: Final = (
 )
 
 # v3 changed only the SQLite file's FTS declarations and v4 added the SQLite file's
-# two-character item index; here each records the version alone.
+# index of each text's last two characters; here each records the version alone.
 MIGRATIONS: Final = ((1, V1), (2, V2), (3, ()), (4, ()))
 
 # The side tables follow their content tables on every write and purge.

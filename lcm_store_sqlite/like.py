@@ -9,6 +9,9 @@ def like_pattern(term: str) -> str:
     return f"%{escaped}%"
 
 
+# Terms joined in one OR of LIKEs (more go to further statements): SQLite caps an
+# expression's depth at 1 000.
+TERMS_PER_QUERY = 200
 # SQLite refuses LIKE patterns over 50 000 bytes; longer terms are matched with instr().
 LIKE_MAX_CHARS = 10_000
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")

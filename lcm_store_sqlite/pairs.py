@@ -31,6 +31,10 @@ WINDOW: Final = 5_000
 # Vocabulary entries joined in one MATCH.
 PHRASES_PER_QUERY: Final = 200
 _LAST_CHAR: Final = "\U0010ffff"
+_READ_AS_REPLACEMENT: Final = frozenset("\ufffd\ufffe\uffff")
+# Past this many trigrams in the vocabulary (a pair followed by nearly every character in
+# the file) the index saves nothing: the LIKE reads the table.
+VOCABULARY_MAX: Final = 20_000
 
 
 def tail_expression(column: str) -> str:
@@ -40,8 +44,12 @@ def tail_expression(column: str) -> str:
 
 
 def is_pair_term(term: str) -> bool:
-    """Whether the index serves this term: two characters, each ASCII or caseless."""
-    return len(term) == PAIR_CHARS and all(c.isascii() or c.lower() == c.upper() for c in term)
+    """Whether the index serves this term: two characters, each ASCII or caseless, none
+    of U+FFFD-U+FFFF (LIKE and the tokenizer read U+FFFE and U+FFFF as U+FFFD, `substr`
+    keeps them: the last-two-characters index would disagree)."""
+    return len(term) == PAIR_CHARS and all(
+        (c.isascii() or c.lower() == c.upper()) and c not in _READ_AS_REPLACEMENT for c in term
+    )
 
 
 def pair_rows(
@@ -54,8 +62,9 @@ def pair_rows(
     params: Sequence[Any],
     limit: int,
 ) -> dict[int, Any]:
-    """The newest `limit` rows holding any of `terms` (each `is_pair_term`), as
-    `SearchMixin._like_rows` finds them; `where` filters on the alias `t.`."""
+    """The newest `limit` rows holding any of `terms` (each `is_pair_term`, at most
+    `like.TERMS_PER_QUERY`: one OR of their LIKEs), as `SearchMixin._like_rows` finds them;
+    `where` filters on the alias `t.`."""
     clauses, patterns = zip(*(contains_clause(f"t.{column}", t) for t in terms), strict=True)
     test = f"({' OR '.join(clauses)}){where}"
     end = raw.execute(f"SELECT MAX(rowid) FROM {table}").fetchone()[0]
@@ -69,9 +78,12 @@ def pair_rows(
     if len(newest) >= limit:
         return {row[0]: row for row in newest}
     keys = sorted({ascii_fold(term) for term in terms})
+    found = _vocabulary(raw, fts_table, keys)
+    if len(found) > VOCABULARY_MAX:
+        sql = f"SELECT t.rowid AS _rowid, t.* FROM {table} AS t WHERE {test} ORDER BY t.rowid DESC LIMIT ?"
+        return {row[0]: row for row in raw.execute(sql, (*patterns, *params, limit))}
     sources = [f"SELECT rowid FROM {table} WHERE {tail_expression(column)} IN ({_marks(keys)})"]
     args: list[Any] = list(keys)
-    found = _vocabulary(raw, fts_table, keys)
     for begin in range(0, len(found), PHRASES_PER_QUERY):
         sources.append(f"SELECT rowid FROM {fts_table} WHERE {fts_table} MATCH ?")
         chunk = found[begin : begin + PHRASES_PER_QUERY]

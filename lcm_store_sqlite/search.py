@@ -10,7 +10,7 @@ from lcm_core.store.queries import SCOPE_COUNT_MAX, SplitTerms, Where, split_ter
 from lcm_core.store.sql_reads import Among
 from lcm_core.text.tokens import best_matches, score_matches
 from lcm_store_sqlite.connection import DIALECT
-from lcm_store_sqlite.like import contains_clause
+from lcm_store_sqlite.like import TERMS_PER_QUERY, contains_clause
 from lcm_store_sqlite.pairs import is_pair_term, pair_rows
 
 if TYPE_CHECKING:
@@ -23,8 +23,6 @@ def fts_phrase(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-# Terms combined in one statement; more are searched in further statements.
-TERMS_PER_QUERY = 200
 # Terms of a query that each bring a full candidate list from the trigram index.
 FULL_TERMS = 8
 
@@ -259,6 +257,7 @@ class SearchMixin:
         rows: dict[int, Any] = {}
         if scanned:
             rows.update(self._like_rows(raw, table, column, scanned, where, params, limit))
-        if paired:
-            rows.update(pair_rows(raw, table, fts_table, column, paired, where, params, limit))
+        for start in range(0, len(paired), TERMS_PER_QUERY):
+            chunk = paired[start : start + TERMS_PER_QUERY]
+            rows.update(pair_rows(raw, table, fts_table, column, chunk, where, params, limit))
         return sorted(rows.items(), reverse=True)[:limit]

@@ -133,8 +133,8 @@ ROW_KEYS: Final = {
 GENERATED_ID_TABLES: Final = ("memory_events", "skill_versions", "assembly_logs", "validation_logs")
 
 # v3 changed only how the SQLite file declares its FTS tables and v4 added the SQLite
-# file's two-character item index (see lcm_store_sqlite.schema); the tables and columns
-# every backend holds are those of v2.
+# file's index of each text's last two characters (see lcm_store_sqlite.schema); the
+# tables and columns every backend holds are those of v2.
 SCHEMA_VERSION: Final = 4
 MAX_EVENT_TEXT: Final = 20_000
 

@@ -239,11 +239,12 @@ def _idf(total: int, having: int) -> float:
 def _score(doc: str, row: Sequence[int], idf: Sequence[float], avg_len: float) -> float:
     """One text's relevance from its term counts (the formula of `score_matches`)."""
     norm = _BM25_K1 * (1.0 - _BM25_B + _BM25_B * len(doc) / avg_len)
-    bm25 = sum(
-        weight * tf * (_BM25_K1 + 1.0) / (tf + norm)
-        for weight, tf in zip(idf, row, strict=True)
-        if tf
-    )
+    # Added term after term, as `_scores_of` adds (`sum` of floats compensates rounding
+    # since Python 3.12, which would make the two differ in the last bit).
+    bm25: float = 0
+    for weight, tf in zip(idf, row, strict=True):
+        if tf:
+            bm25 += weight * tf * (_BM25_K1 + 1.0) / (tf + norm)
     matched = sum(1 for tf in row if tf)
     return matched + bm25 / (1.0 + bm25)
 

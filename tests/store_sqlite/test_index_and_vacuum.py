@@ -30,7 +30,9 @@ class TestSQLiteIndexedSearch(SearchContract, SearchScoreContract, SearchSyntaxC
         return lambda: SQLiteMemoryStore(tmp_path / "m.sqlite", scan_rows_max=0)
 
 
-@pytest.mark.xfail(strict=True, reason="the index path scores each term's newest rows only")
+@pytest.mark.xfail(
+    strict=True, raises=AssertionError, reason="the index path scores each term's newest rows only"
+)
 def test_index_path_misses_an_old_best_row_among_many_matches(tmp_path: Path) -> None:
     """Known gap: past the scan threshold only each term's newest rows are scored, so the
     best row is missed when it is older than four times the limit of other matches (the
