@@ -6,14 +6,16 @@ Chinese word such as 预算 or 端口, the bridge's translations of English word
 items. But every occurrence of a pair in a text starts one of the text's trigrams,
 except an occurrence that ends the text. So the rows holding a pair are the rows holding
 a trigram that the index's vocabulary lists with the pair in front, plus the rows whose
-text ends with the pair (schema v4 indexes each text's last two characters, `TAIL`).
-Each candidate is then tested with the LIKE it stands in for.
+text ends with the pair (schema v4 indexes each text's last two characters,
+`tail_expression`). Each candidate is then tested with the LIKE it stands in for.
 
 The vocabulary folds case the way the trigram tokenizer does, LIKE folds ASCII only, so
 the index serves a pair of ASCII or caseless characters (Latin, digits, Chinese); a pair
-with a cased non-ASCII letter (`éa`) is still matched with LIKE over the table. A pair
-found in most rows is cheaper by LIKE too, which stops once it holds `limit` rows: the
-LIKE is tried first over the table's newest `WINDOW` rows.
+with a cased non-ASCII letter (`éa`) or one of U+FFFD-U+FFFF is still matched with LIKE
+over the table (`is_pair_term`). A pair found in most rows is cheaper by LIKE too, which
+stops once it holds `limit` rows: the LIKE is tried first over the table's newest
+`WINDOW` rows; and a pair the vocabulary follows with more than `VOCABULARY_MAX`
+characters is matched by LIKE over the table.
 """
 
 from __future__ import annotations
