@@ -49,3 +49,22 @@ def test_best_matches_is_score_then_cut(seed: int) -> None:
             expected = [(i, scores[i]) for i in _kept(scores, limit)]
             assert best_keys(scores, limit) == _kept(scores, limit)
             assert best_matches(texts, terms, 5000, limit) == expected
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_chat_like_turns_are_cut_exactly(seed: int) -> None:
+    """Thousands of chat-like turns, most naming one term once, many of one length and
+    some repeated word for word: every text tied with the last kept score is kept."""
+    rng = random.Random(seed)
+    words = ("deploy", "port", "预算", "cache", "the", "a", "ok", "we", "Nina", "端口", "3000")
+    texts = []
+    for _ in range(3000):
+        size = rng.randint(3, 14)
+        pool = words if rng.random() < 0.2 else words[4:8]
+        texts.append(" ".join(rng.choice(pool) for _ in range(size)) + " deploy")
+    texts += texts[:200]  # repeated turns: exact ties
+    for terms in (["deploy"], ["deploy", "预算"], ["nina", "port", "3000"]):
+        scores = dict(enumerate(score_matches(texts, terms, 50_000)))
+        for limit in (1, 40, 400, 2500):
+            expected = [(i, scores[i]) for i in _kept(scores, limit)]
+            assert best_matches(texts, terms, 50_000, limit) == expected
