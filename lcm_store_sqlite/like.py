@@ -1,6 +1,12 @@
-"""How SQLite's LIKE compares text: every path that stands in for a LIKE matches the same way."""
+"""How SQLite matches text: LIKE's rules (every path that stands in for a LIKE matches the
+same way) and FTS5 string literals."""
 
 from __future__ import annotations
+
+
+def fts_phrase(term: str) -> str:
+    """One FTS5 string literal: inside double quotes every character but `"` is literal."""
+    return '"' + term.replace('"', '""') + '"'
 
 
 def like_pattern(term: str) -> str:

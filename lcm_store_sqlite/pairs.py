@@ -24,7 +24,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any, Final
 
-from lcm_store_sqlite.like import ascii_fold, contains_clause
+from lcm_store_sqlite.like import ascii_fold, contains_clause, fts_phrase
 
 PAIR_CHARS: Final = 2
 # Newest rows the LIKE is tried on before the index: about 1.5 ms, and a pair in one row
@@ -84,12 +84,13 @@ def pair_rows(
     if len(found) > VOCABULARY_MAX:
         sql = f"SELECT t.rowid AS _rowid, t.* FROM {table} AS t WHERE {test} ORDER BY t.rowid DESC LIMIT ?"
         return {row[0]: row for row in raw.execute(sql, (*patterns, *params, limit))}
-    sources = [f"SELECT rowid FROM {table} WHERE {tail_expression(column)} IN ({_marks(keys)})"]
+    marks = ",".join("?" * len(keys))
+    sources = [f"SELECT rowid FROM {table} WHERE {tail_expression(column)} IN ({marks})"]
     args: list[Any] = list(keys)
     for begin in range(0, len(found), PHRASES_PER_QUERY):
         sources.append(f"SELECT rowid FROM {fts_table} WHERE {fts_table} MATCH ?")
         chunk = found[begin : begin + PHRASES_PER_QUERY]
-        args.append(" OR ".join('"' + t.replace('"', '""') + '"' for t in chunk))
+        args.append(" OR ".join(fts_phrase(t) for t in chunk))
     sql = (
         f"SELECT t.rowid AS _rowid, t.* FROM {table} AS t WHERE t.rowid IN "
         f"({' UNION '.join(sources)}) AND {test} ORDER BY t.rowid DESC LIMIT ?"
@@ -110,7 +111,3 @@ def _vocabulary(raw: sqlite3.Connection, fts_table: str, keys: Sequence[str]) ->
         )
         found += [row[0] for row in rows if row[0].startswith(key)]
     return found
-
-
-def _marks(values: Sequence[object]) -> str:
-    return ",".join("?" * len(values))

@@ -10,17 +10,12 @@ from lcm_core.store.queries import SCOPE_COUNT_MAX, SplitTerms, Where, split_ter
 from lcm_core.store.sql_reads import Among
 from lcm_core.text.tokens import best_matches, score_matches
 from lcm_store_sqlite.connection import DIALECT
-from lcm_store_sqlite.like import TERMS_PER_QUERY, contains_clause
+from lcm_store_sqlite.like import TERMS_PER_QUERY, contains_clause, fts_phrase
 from lcm_store_sqlite.pairs import is_pair_term, pair_rows
 
 if TYPE_CHECKING:
     from lcm_store_sqlite.connection import Connection
     from lcm_store_sqlite.session_cache import SessionCache
-
-
-def fts_phrase(term: str) -> str:
-    """One FTS5 string literal: inside double quotes every character but `"` is literal."""
-    return '"' + term.replace('"', '""') + '"'
 
 
 # Terms of a query that each bring a full candidate list from the trigram index.
