@@ -67,10 +67,13 @@ class SqlReads:
     ) -> list[EventHit]:
         if types is not None and not types:
             return []
-        scored = self._scored("events", session_id, terms, {"type": types}, limit)
-        hits = [EventHit(self._event(row, "search"), score) for row, score in scored]
-        hits.sort(key=lambda hit: (-hit.score, hit.event.session_id, hit.event.seq))
-        return hits[: max(0, limit)]
+        scored = list(self._scored("events", session_id, terms, {"type": types}, limit))
+        # Ordered and cut on the row's own columns, then converted: a search over a whole
+        # file can score thousands of rows to keep a hundred.
+        scored.sort(key=lambda pair: (-pair[1], pair[0]["session_id"], pair[0]["seq"]))
+        return [
+            EventHit(self._event(row, "search"), score) for row, score in scored[: max(0, limit)]
+        ]
 
     def search_items(
         self,
@@ -84,10 +87,9 @@ class SqlReads:
         among: Among = {"status": statuses, "kind": kinds}
         if any(values is not None and not values for values in among.values()):
             return []
-        scored = self._scored("memory_items", session_id, terms, among, limit)
-        hits = [ItemHit(self._item(row, "search"), score) for row, score in scored]
-        hits.sort(key=lambda hit: (-hit.score, hit.item.id))
-        return hits[: max(0, limit)]
+        scored = list(self._scored("memory_items", session_id, terms, among, limit))
+        scored.sort(key=lambda pair: (-pair[1], pair[0]["id"]))
+        return [ItemHit(self._item(row, "search"), score) for row, score in scored[: max(0, limit)]]
 
     def list_events(
         self,
