@@ -63,27 +63,30 @@ def pair_rows(
     where: str,
     params: Sequence[Any],
     limit: int,
-) -> dict[int, Any]:
-    """The newest `limit` rows holding any of `terms` (each `is_pair_term`, at most
-    `like.TERMS_PER_QUERY`: one OR of their LIKEs), as `SearchMixin._like_rows` finds them;
-    `where` filters on the alias `t.`."""
+) -> dict[int, str]:
+    """rowid -> text of the newest `limit` rows holding any of `terms` (each `is_pair_term`,
+    at most `like.TERMS_PER_QUERY`: one OR of their LIKEs), as `SearchMixin._like_rows`
+    finds them; `where` filters on the alias `t.`."""
     clauses, patterns = zip(*(contains_clause(f"t.{column}", t) for t in terms), strict=True)
     test = f"({' OR '.join(clauses)}){where}"
     end = raw.execute(f"SELECT MAX(rowid) FROM {table}").fetchone()[0]
     if end is None:
         return {}
     sql = (
-        f"SELECT t.rowid AS _rowid, t.* FROM {table} AS t WHERE t.rowid > ? AND {test} "
+        f"SELECT t.rowid, t.{column} FROM {table} AS t WHERE t.rowid > ? AND {test} "
         "ORDER BY t.rowid DESC LIMIT ?"
     )
     newest = raw.execute(sql, (end - WINDOW, *patterns, *params, limit)).fetchall()
     if len(newest) >= limit:
-        return {row[0]: row for row in newest}
+        return dict(newest)
     keys = sorted({ascii_fold(term) for term in terms})
     found = _vocabulary(raw, fts_table, keys)
     if len(found) > VOCABULARY_MAX:
-        sql = f"SELECT t.rowid AS _rowid, t.* FROM {table} AS t WHERE {test} ORDER BY t.rowid DESC LIMIT ?"
-        return {row[0]: row for row in raw.execute(sql, (*patterns, *params, limit))}
+        sql = (
+            f"SELECT t.rowid, t.{column} FROM {table} AS t WHERE {test} "
+            "ORDER BY t.rowid DESC LIMIT ?"
+        )
+        return dict(raw.execute(sql, (*patterns, *params, limit)))
     marks = ",".join("?" * len(keys))
     sources = [f"SELECT rowid FROM {table} WHERE {tail_expression(column)} IN ({marks})"]
     args: list[Any] = list(keys)
@@ -92,10 +95,10 @@ def pair_rows(
         chunk = found[begin : begin + PHRASES_PER_QUERY]
         args.append(" OR ".join(fts_phrase(t) for t in chunk))
     sql = (
-        f"SELECT t.rowid AS _rowid, t.* FROM {table} AS t WHERE t.rowid IN "
+        f"SELECT t.rowid, t.{column} FROM {table} AS t WHERE t.rowid IN "
         f"({' UNION '.join(sources)}) AND {test} ORDER BY t.rowid DESC LIMIT ?"
     )
-    return {row[0]: row for row in raw.execute(sql, (*args, *patterns, *params, limit))}
+    return dict(raw.execute(sql, (*args, *patterns, *params, limit)))
 
 
 def _vocabulary(raw: sqlite3.Connection, fts_table: str, keys: Sequence[str]) -> list[str]:

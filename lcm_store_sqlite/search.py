@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from lcm_core.store.queries import SCOPE_COUNT_MAX, SplitTerms, Where, split_terms
 from lcm_core.store.sql_reads import Among
-from lcm_core.text.tokens import best_matches, score_matches
+from lcm_core.text.tokens import best_matches
 from lcm_store_sqlite.connection import DIALECT
 from lcm_store_sqlite.like import TERMS_PER_QUERY, contains_clause, fts_phrase
 from lcm_store_sqlite.pairs import is_pair_term, pair_rows
@@ -62,7 +62,7 @@ class SearchMixin:
         filters: Where,
         limit: int,
     ) -> list[tuple[sqlite3.Row, float]]:
-        """Rows containing any term, scored by `score_matches` over the matching rows.
+        """Rows containing any term, the best `limit` by `best_matches` over the matching rows.
 
         A session small enough is scanned with LIKE: cheap, exact, and independent of
         how many other sessions the file holds (the FTS index does not know sessions,
@@ -79,20 +79,21 @@ class SearchMixin:
         with self._db.guarded(f"search {table}") as raw:
             scope = self._scope_rows(raw, table, filters.clauses, params)
             if self._scannable(raw, table, filters.clauses, params, scope, self._scan_rows_max):
-                # Score every match from its text alone, then read whole rows only for
-                # the best `limit` (and any tied with the last): common terms can match
-                # hundreds of rows, and building each one is the slow part.
                 texts = self._like_rows(
                     raw, table, column, all_terms, where, params, None, f"t.{column}"
                 )
-                rowids = list(texts)
-                best = best_matches(list(texts.values()), all_terms, scope, limit)
-                rows = self._rows_by_id(raw, table, [rowids[i] for i, _ in best])
-                return [(rows[rowids[i]], score) for i, score in best]
-            found = self._indexed_rows(raw, table, fts_table, column, split, where, params, limit)
-        rows_found = list(found.values())
-        scores = score_matches([row[column] for row in rows_found], all_terms, scope)
-        return list(zip(rows_found, scores, strict=True))
+            else:
+                texts = self._indexed_texts(
+                    raw, table, fts_table, column, split, where, params, limit
+                )
+            # Score every match from its text alone, then read whole rows only for the
+            # best `limit` (and any tied with the last): common terms can match hundreds
+            # or thousands of rows, and building each one is the slow part.
+            rowids = list(texts)
+            best = best_matches(list(texts.values()), all_terms, scope, limit)
+            rows = self._rows_by_id(raw, table, [rowids[i] for i, _ in best])
+        # A row another connection removed between the two reads is no longer a match.
+        return [(rows[rowids[i]], score) for i, score in best if rowids[i] in rows]
 
     @staticmethod
     def _rows_by_id(raw: sqlite3.Connection, table: str, rowids: Sequence[int]) -> dict[int, Any]:
@@ -179,7 +180,7 @@ class SearchMixin:
             return dict(sorted(found.items()))
         return found
 
-    def _indexed_rows(
+    def _indexed_texts(
         self,
         raw: sqlite3.Connection,
         table: str,
@@ -189,15 +190,18 @@ class SearchMixin:
         where: str,
         params: list[Any],
         limit: int,
-    ) -> dict[int, sqlite3.Row]:
+    ) -> dict[int, str]:
+        """rowid -> text of the candidates the index path scores (`_fts_rows`, `_short_rows`)."""
         # A generous candidate list: rows are ranked again once every term is counted.
         inner_limit = max(limit * 4, 50)
-        found = self._fts_rows(raw, table, fts_table, split.indexed, where, params, inner_limit)
+        found = self._fts_rows(
+            raw, table, fts_table, column, split.indexed, where, params, inner_limit
+        )
         if split.short:
-            for rowid, row in self._short_rows(
+            for rowid, text in self._short_rows(
                 raw, table, fts_table, column, split.short, where, params, inner_limit
             ):
-                found.setdefault(rowid, row)
+                found.setdefault(rowid, text)
         return found
 
     def _fts_rows(
@@ -205,12 +209,14 @@ class SearchMixin:
         raw: sqlite3.Connection,
         table: str,
         fts_table: str,
+        column: str,
         terms: Sequence[str],
         where: str,
         params: list[Any],
         limit: int,
-    ) -> dict[int, sqlite3.Row]:
-        """For each term, the newest `limit` rows holding it: the candidates to score.
+    ) -> dict[int, str]:
+        """For each term, the newest `limit` rows holding it (rowid -> text): the
+        candidates to score.
 
         Per term and newest first, not the best by the index's rank over an OR of every
         term: ranking visits every row that holds any term (a word in a third of 250 000
@@ -219,15 +225,15 @@ class SearchMixin:
         A long query (past `FULL_TERMS` terms) reads fewer rows per term, at least 50.
         """
         each = max(50, limit * FULL_TERMS // max(FULL_TERMS, len(terms)))
-        found: dict[int, sqlite3.Row] = {}
+        found: dict[int, str] = {}
         sql = (
-            f"SELECT t.rowid AS _rowid, t.* FROM {fts_table} "
+            f"SELECT t.rowid, t.{column} FROM {fts_table} "
             f"JOIN {table} AS t ON t.rowid = {fts_table}.rowid "
             f"WHERE {fts_table} MATCH ?{where} ORDER BY {fts_table}.rowid DESC LIMIT ?"
         )
         for term in terms:
-            for row in raw.execute(sql, (self._fts_phrase(term), *params, each)):
-                found.setdefault(row["_rowid"], row)
+            for rowid, text in raw.execute(sql, (self._fts_phrase(term), *params, each)):
+                found.setdefault(rowid, text)
         return found
 
     def _short_rows(
@@ -240,8 +246,8 @@ class SearchMixin:
         where: str,
         params: list[Any],
         limit: int,
-    ) -> list[tuple[int, Any]]:
-        """The newest `limit` rows holding any term too short for trigrams.
+    ) -> list[tuple[int, str]]:
+        """The newest `limit` rows holding any term too short for trigrams (rowid, text).
 
         Two-character terms go through the trigram index's vocabulary (`pairs`) instead
         of a LIKE over the whole table; the newest `limit` of the union are the newest
@@ -249,9 +255,11 @@ class SearchMixin:
         """
         paired = [t for t in terms if is_pair_term(t)]
         scanned = [t for t in terms if t not in paired]
-        rows: dict[int, Any] = {}
+        rows: dict[int, str] = {}
         if scanned:
-            rows.update(self._like_rows(raw, table, column, scanned, where, params, limit))
+            rows.update(
+                self._like_rows(raw, table, column, scanned, where, params, limit, f"t.{column}")
+            )
         for start in range(0, len(paired), TERMS_PER_QUERY):
             chunk = paired[start : start + TERMS_PER_QUERY]
             rows.update(pair_rows(raw, table, fts_table, column, chunk, where, params, limit))
