@@ -107,7 +107,7 @@ V2: Final = (
 
 # v3 changed only the SQLite file's FTS declarations and v4 added the SQLite file's
 # index of each text's last two characters; here each records the version alone.
-MIGRATIONS: Final = ((1, V1), (2, V2), (3, ()), (4, ()))
+MIGRATIONS: Final = ((1, V1), (2, V2), (3, ()), (4, ()), (5, ()))
 
 # The side tables follow their content tables on every write and purge.
 SEARCH_TABLES: Final = {"events": "events_search", "memory_items": "memory_search"}

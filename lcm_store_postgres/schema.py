@@ -127,7 +127,7 @@ def _binary_text(statements: tuple[str, ...]) -> tuple[str, ...]:
 
 # v3 changed only the SQLite file's FTS declarations and v4 added the SQLite file's
 # index of each text's last two characters; here each records the version alone.
-MIGRATIONS: Final = ((1, _binary_text(V1)), (2, _binary_text(V2)), (3, ()), (4, ()))
+MIGRATIONS: Final = ((1, _binary_text(V1)), (2, _binary_text(V2)), (3, ()), (4, ()), (5, ()))
 
 # The schema's own version lives outside the tenants' tables: every tenant reads it, only
 # the owner (who runs migrations) writes it.

@@ -257,4 +257,18 @@ CREATE INDEX IF NOT EXISTS idx_memory_items_tail
     ON memory_items (lower(substr(content, length(content) - 1, 2)));
 """
 
-MIGRATIONS: Final = ((1, V1), (2, V2), (3, V3), (4, V4))
+# Version 5 counts every update and delete of a memory item, whoever makes it: a
+# long-lived handle's copy of a session's items (`session_cache`) is current while the
+# count is the one it was read at and no row was added past its last rowid.
+V5: Final = """
+CREATE TABLE IF NOT EXISTS rewrites (name TEXT PRIMARY KEY, n INTEGER NOT NULL DEFAULT 0);
+INSERT OR IGNORE INTO rewrites (name, n) VALUES ('memory_items', 0);
+CREATE TRIGGER IF NOT EXISTS memory_items_rewritten AFTER UPDATE ON memory_items BEGIN
+    UPDATE rewrites SET n = n + 1 WHERE name = 'memory_items';
+END;
+CREATE TRIGGER IF NOT EXISTS memory_items_removed AFTER DELETE ON memory_items BEGIN
+    UPDATE rewrites SET n = n + 1 WHERE name = 'memory_items';
+END;
+"""
+
+MIGRATIONS: Final = ((1, V1), (2, V2), (3, V3), (4, V4), (5, V5))

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 FULL_TERMS = 8
 
 
+# The filters an item search over a session's copy applies (`session_cache.CachedItems`).
+_ITEM_FILTERS = frozenset({"status", "kind"})
 # Per searched table: its FTS5 index and the column it indexes.
 _INDEXED = {"events": ("events_fts", "text"), "memory_items": ("memory_fts", "content")}
 
@@ -42,6 +44,11 @@ class SearchMixin:
                 cached = self._sessions.session(raw, session_id)
                 if cached is not None:  # the scan below, on the session's copy
                     return cached.search(terms, among.get("type"), limit)
+        if table == "memory_items" and session_id is not None and set(among) <= _ITEM_FILTERS:
+            with self._db.guarded("search items") as raw:
+                items = self._sessions.items(raw, session_id)
+                if items is not None:
+                    return items.search(terms, among, limit)
         where = Where(DIALECT, "t.")
         where.compare("session_id", session_id)
         for column, values in among.items():

@@ -20,15 +20,14 @@ the same scorer, the same order, so results are identical.
 from __future__ import annotations
 
 import sqlite3
-from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from lcm_core.store.queries import SCOPE_COUNT_MAX, split_terms
 from lcm_core.text.tokens import best_matches
-from lcm_store_sqlite.like import ascii_fold
+from lcm_store_sqlite.text_blocks import TextBlocks
 
 # A session with more rows than this is not copied (its search is the SQL one).
 CACHE_ROWS_MAX = 100_000
@@ -38,102 +37,78 @@ CACHE_ROWS_MAX = 100_000
 CACHE_TOTAL_ROWS = 200_000
 CACHE_TOTAL_CHARS = 32_000_000
 
-# Events per block of joined text: a growing session rebuilds only its last block.
-_BLOCK = 1024
-# Joins a block's texts. SQLite's LIKE reads a text only up to its first NUL, so each
-# text is cut there too, and no text can then hold the separator.
-_SEP = "\x00"
-
 
 @dataclass(slots=True)
-class _Block:
-    """Up to `_BLOCK` consecutive events' texts joined and folded, and where each starts."""
+class _Copy:
+    """One session's rows of one table in rowid order (the `rowid AS _rowid, *` shape of a
+    search), searched as the SQL scan searches them."""
 
-    first: int  # index of the block's first event in the session
-    joined: str = ""
-    starts: list[int] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class CachedSession:
-    """One session's event rows in rowid order (the `rowid AS _rowid, *` shape of a search)."""
-
+    column: str  # the searched text column
     max_rowid: int
     changes: int = -1  # the connection's total_changes when rows were last looked for
     chars: int = 0  # characters of text in the rows
     rows: list[sqlite3.Row] = field(default_factory=list)
-    types: list[str] = field(default_factory=list)
-    index: dict[int, int] = field(default_factory=dict)  # seq -> position
-    _blocks: list[_Block] = field(default_factory=list)
+    blocks: TextBlocks = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.blocks = TextBlocks(lambda i: str(self.rows[i][self.column]))
 
     def add(self, row: sqlite3.Row) -> None:
-        self.index[int(row["seq"])] = len(self.rows)
-        self.chars += len(row["text"])
+        self.chars += len(row[self.column])
         self.rows.append(row)
-        self.types.append(str(row["type"]))
 
-    def search(
-        self, terms: Sequence[str], types: Sequence[str] | None, limit: int
+    def best(
+        self, terms: Sequence[str], keep: Callable[[sqlite3.Row], bool] | None, limit: int
     ) -> list[tuple[sqlite3.Row, float]]:
-        """The SQL scan's answer (`search.SearchMixin._search`): rows holding any term,
-        scored over the matches, the best `limit` and any tied with the last."""
+        """The SQL scan's answer (`search.SearchMixin._search`): rows holding any term (and
+        kept by `keep`), scored over the matches, the best `limit` and any tied with the last."""
         split = split_terms(terms)
         all_terms = split.indexed + split.short
         if limit <= 0 or not all_terms:
             return []
-        found = self.matching(all_terms, types)
+        found = sorted(self.blocks.matching(all_terms, len(self.rows)))
+        if keep is not None:
+            found = [i for i in found if keep(self.rows[i])]
         scope = min(len(self.rows), SCOPE_COUNT_MAX)
-        texts = [self.rows[i]["text"] for i in found]
+        texts = [self.rows[i][self.column] for i in found]
         best = best_matches(texts, all_terms, scope, limit)
         return [(self.rows[found[i]], score) for i, score in best]
 
-    def matching(self, terms: Sequence[str], types: Sequence[str] | None) -> list[int]:
-        """Positions of the events (of `types`) whose text contains any term, ASCII
-        case-insensitive, in rowid order."""
-        keys = [ascii_fold(term) for term in terms]
-        found: set[int] = set()
-        for key in keys:
-            if not key or _SEP in key:
-                continue  # the store's term cleaning removes NUL: never met in practice
-            for block in self._current_blocks():
-                self._find(block, key, found)
-        if types is None:
-            return sorted(found)
-        wanted = frozenset(types)
-        return [i for i in sorted(found) if self.types[i] in wanted]
 
-    @staticmethod
-    def _find(block: _Block, key: str, found: set[int]) -> None:
-        """Add the index of every text of `block` holding `key` (one search per hit)."""
-        joined, starts = block.joined, block.starts
-        position = joined.find(key)
-        while position >= 0:
-            local = bisect_right(starts, position) - 1
-            found.add(block.first + local)
-            if local + 1 >= len(starts):
-                return
-            position = joined.find(key, starts[local + 1])
+@dataclass(slots=True)
+class CachedSession(_Copy):
+    """One session's events, and where each seq is."""
 
-    def _current_blocks(self) -> list[_Block]:
-        """The blocks, the last one rebuilt when events were added since it was joined."""
-        size = len(self.rows)
-        covered = self._blocks[-1].first + len(self._blocks[-1].starts) if self._blocks else 0
-        if covered < size:
-            if self._blocks and len(self._blocks[-1].starts) < _BLOCK:
-                self._blocks.pop()
-            first = self._blocks[-1].first + _BLOCK if self._blocks else 0
-            while first < size:
-                texts = [
-                    row["text"].partition(_SEP)[0] for row in self.rows[first : first + _BLOCK]
-                ]
-                starts, offset = [], 0
-                for text in texts:
-                    starts.append(offset)
-                    offset += len(text) + 1
-                # One fold per block: folding keeps every length, so the starts hold.
-                self._blocks.append(_Block(first, ascii_fold(_SEP.join(texts)), starts))
-                first += _BLOCK
-        return self._blocks
+    index: dict[int, int] = field(default_factory=dict)  # seq -> position
+
+    def add(self, row: sqlite3.Row) -> None:
+        self.index[int(row["seq"])] = len(self.rows)
+        _Copy.add(self, row)
+
+    def search(
+        self, terms: Sequence[str], types: Sequence[str] | None, limit: int
+    ) -> list[tuple[sqlite3.Row, float]]:
+        """Events (of `types`) holding any term, as the SQL scan finds and scores them."""
+        wanted = None if types is None else frozenset(types)
+        keep = None if wanted is None else (lambda row: row["type"] in wanted)
+        return self.best(terms, keep, limit)
+
+
+@dataclass(slots=True)
+class CachedItems(_Copy):
+    """One session's memory items (any status), current as of `rewrites`."""
+
+    rewrites: int = -1  # the file's count of item rewrites when the copy was made
+
+    def search(
+        self, terms: Sequence[str], among: Mapping[str, Sequence[str] | None], limit: int
+    ) -> list[tuple[sqlite3.Row, float]]:
+        """Items whose status and kind are `among` the allowed values, holding any term."""
+        allowed = [(column, frozenset(v)) for column, v in among.items() if v is not None]
+        keep = None
+        if allowed:
+            keep = lambda row: all(row[column] in values for column, values in allowed)  # noqa: E731
+        return self.best(terms, keep, limit)
 
 
 class SessionCache:
@@ -141,86 +116,116 @@ class SessionCache:
 
     def __init__(self, *, rows_max: int) -> None:
         self._rows_max = min(rows_max, CACHE_ROWS_MAX)
-        self._sessions: OrderedDict[str, CachedSession] = OrderedDict()
+        # (table, session) -> its copy, the least recently searched first.
+        self._copies: OrderedDict[tuple[str, str], _Copy] = OrderedDict()
         self._version: int | None = None
         self._held = 0  # rows
         self._held_chars = 0
-        # Sessions found too big to copy: rows only grow until a purge (`invalidate`).
-        self._too_big: set[str] = set()
+        # Copies found too big: rows only grow until a purge (`invalidate`).
+        self._too_big: set[tuple[str, str]] = set()
 
     def invalidate(self) -> None:
         """Drop every copy: this handle rewrote rows in place (forget, purge, vacuum)."""
-        self._sessions.clear()
+        self._copies.clear()
         self._held = self._held_chars = 0
         self._too_big.clear()
 
     def session(
         self, raw: sqlite3.Connection, session_id: str, *, read: bool = True
     ) -> CachedSession | None:
-        """The session's current copy, or None when it is not kept (too big, in a
-        transaction); without `read`, only a session already copied (reads by seq of
-        other sessions must not push out the one being searched)."""
-        if self._rows_max <= 0 or raw.in_transaction or session_id in self._too_big:
+        """The session's current copy of its events, or None when it is not kept (too
+        big, in a transaction); without `read`, only a session already copied (reads by
+        seq of other sessions must not push out the one being searched)."""
+        found = self._current(raw, "events", session_id, read)
+        return found if isinstance(found, CachedSession) else None
+
+    def items(self, raw: sqlite3.Connection, session_id: str) -> CachedItems | None:
+        """The session's current copy of its memory items (every status), or None."""
+        found = self._current(raw, "memory_items", session_id, True)
+        return found if isinstance(found, CachedItems) else None
+
+    def _current(
+        self, raw: sqlite3.Connection, table: str, session_id: str, read: bool
+    ) -> _Copy | None:
+        key = (table, session_id)
+        if self._rows_max <= 0 or raw.in_transaction or key in self._too_big:
             return None
         version = int(raw.execute("PRAGMA data_version").fetchone()[0])
         if version != self._version:
             self.invalidate()
             self._version = version
-        entry = self._sessions.get(session_id)
+        entry = self._copies.get(key)
         if entry is None and not read:
             return None
         changes = raw.total_changes
         if entry is not None and entry.changes == changes:
             # No commit elsewhere (data_version) and no write here since the last look.
-            self._sessions.move_to_end(session_id)
+            self._copies.move_to_end(key)
             return entry
-        top = int(raw.execute("SELECT MAX(rowid) FROM events").fetchone()[0] or 0)
+        rewrites = -1
+        if table == "memory_items":
+            # Items are updated in place (a status, a forgotten text): a trigger counts
+            # every update and delete, and a copy older than the count is read afresh.
+            rewrites = int(raw.execute(_REWRITES).fetchone()[0])
+            if isinstance(entry, CachedItems) and entry.rewrites != rewrites:
+                self._drop(key)
+                entry = None
+        top = int(raw.execute(f"SELECT MAX(rowid) FROM {table}").fetchone()[0] or 0)
         if entry is None:
-            entry = self._read(raw, session_id, top)
+            entry = self._read(raw, key, top)
             if entry is None:
                 return None
-        elif top > entry.max_rowid and not self._extend(raw, session_id, entry, top):
+        elif top > entry.max_rowid and not self._extend(raw, key, entry, top):
             return None
         entry.changes = changes
-        self._sessions.move_to_end(session_id)
-        while len(self._sessions) > 1 and (
+        if isinstance(entry, CachedItems):
+            entry.rewrites = rewrites
+        self._copies.move_to_end(key)
+        while len(self._copies) > 1 and (
             self._held > CACHE_TOTAL_ROWS or self._held_chars > CACHE_TOTAL_CHARS
         ):
-            _, oldest = self._sessions.popitem(last=False)
-            self._held -= len(oldest.rows)
-            self._held_chars -= oldest.chars
+            self._drop(next(iter(self._copies)))
         return entry
 
-    def _read(self, raw: sqlite3.Connection, session_id: str, top: int) -> CachedSession | None:
+    def _drop(self, key: tuple[str, str]) -> None:
+        gone = self._copies.pop(key)
+        self._held -= len(gone.rows)
+        self._held_chars -= gone.chars
+
+    def _read(self, raw: sqlite3.Connection, key: tuple[str, str], top: int) -> _Copy | None:
+        table, session_id = key
         count = raw.execute(
-            "SELECT COUNT(*) FROM (SELECT 1 FROM events WHERE session_id = ? LIMIT ?)",
+            f"SELECT COUNT(*) FROM (SELECT 1 FROM {table} WHERE session_id = ? LIMIT ?)",
             (session_id, self._rows_max + 1),
         ).fetchone()[0]
         if count > self._rows_max:
-            self._too_big.add(session_id)
+            self._too_big.add(key)
             return None
         found = raw.execute(
-            "SELECT rowid AS _rowid, * FROM events WHERE session_id = ? AND rowid <= ?",
+            f"SELECT rowid AS _rowid, * FROM {table} WHERE session_id = ? AND rowid <= ?",
             (session_id, top),
         ).fetchall()
-        entry = CachedSession(top)
+        entry: _Copy = (
+            CachedSession("text", top) if table == "events" else CachedItems("content", top)
+        )
         # Sorted here, not in SQL: `ORDER BY rowid` walks the whole table instead of the
         # session's index (see `search.SearchMixin._like_rows`).
         for row in sorted(found, key=_rowid):
             entry.add(row)
         if entry.chars > CACHE_TOTAL_CHARS:
-            self._too_big.add(session_id)
+            self._too_big.add(key)
             return None
-        self._sessions[session_id] = entry
+        self._copies[key] = entry
         self._held += len(entry.rows)
         self._held_chars += entry.chars
         return entry
 
     def _extend(
-        self, raw: sqlite3.Connection, session_id: str, entry: CachedSession, top: int
+        self, raw: sqlite3.Connection, key: tuple[str, str], entry: _Copy, top: int
     ) -> bool:
+        table, session_id = key
         found = raw.execute(
-            "SELECT rowid AS _rowid, * FROM events WHERE rowid > ? AND rowid <= ? "
+            f"SELECT rowid AS _rowid, * FROM {table} WHERE rowid > ? AND rowid <= ? "
             "AND session_id = ?",
             (entry.max_rowid, top, session_id),
         ).fetchall()
@@ -233,12 +238,14 @@ class SessionCache:
         self._held += len(found)
         self._held_chars += entry.chars - before
         if len(entry.rows) > self._rows_max or entry.chars > CACHE_TOTAL_CHARS:
-            self._too_big.add(session_id)
-            del self._sessions[session_id]
-            self._held -= len(entry.rows)
-            self._held_chars -= entry.chars
+            self._too_big.add(key)
+            self._drop(key)
             return False
         return True
+
+
+# The count of memory item updates and deletes, kept by the schema's triggers (v5).
+_REWRITES = "SELECT n FROM rewrites WHERE name = 'memory_items'"
 
 
 def _rowid(row: Any) -> int:

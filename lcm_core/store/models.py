@@ -135,7 +135,7 @@ GENERATED_ID_TABLES: Final = ("memory_events", "skill_versions", "assembly_logs"
 # v3 changed only how the SQLite file declares its FTS tables and v4 added the SQLite
 # file's index of each text's last two characters (see lcm_store_sqlite.schema); the
 # tables and columns every backend holds are those of v2.
-SCHEMA_VERSION: Final = 4
+SCHEMA_VERSION: Final = 5
 MAX_EVENT_TEXT: Final = 20_000
 
 ItemStatus = Literal["active", "superseded", "disputed", "retracted", "forgotten"]

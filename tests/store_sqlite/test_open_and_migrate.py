@@ -103,7 +103,7 @@ def test_v1_file_migrates_to_current_keeping_every_row(tmp_path: Path) -> None:
     _build_v1(path)
     store = SQLiteMemoryStore(path)
     try:
-        assert store.schema_version() == SCHEMA_VERSION == 4
+        assert store.schema_version() == SCHEMA_VERSION == 5
         assert store.get_meta("migration.v2") is not None
         assert store.get_meta("migration.v3") is not None
         assert store.get_meta("migration.v4") is not None

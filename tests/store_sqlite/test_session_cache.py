@@ -143,8 +143,8 @@ def test_a_session_with_too_much_text_is_searched_without_a_copy(
         assert _search(store, session, ["端口", "日志"]) == _search(
             plain, session, ["端口", "日志"]
         )
-    held = store._sessions._sessions  # what the handle holds
-    assert list(held) == ["small"]
+    held = store._sessions._copies  # what the handle holds
+    assert list(held) == [("events", "small")]
     # Growing past the bound drops a copy that was kept.
     store.insert_event(Event("small", 99, "tool/result", "y" * 6_000, role="tool"))
     assert _search(store, "small", ["yyy"]) == _search(plain, "small", ["yyy"])
