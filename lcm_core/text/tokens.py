@@ -7,6 +7,7 @@ import hashlib
 import math
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, TypeVar
 
@@ -305,14 +306,15 @@ def best_matches(
     total = max(scope_rows, len(folded))
     avg_len = max(1.0, sum(map(len, folded)) / len(folded))
     idf = [_idf(total, sum(column)) for column in columns]
-    groups: dict[int, list[int]] = {}
-    for position, row in enumerate(present):
-        groups.setdefault(row.count(True), []).append(position)
-    chosen: list[int] = []
-    for matched in sorted(groups, reverse=True):
-        chosen += groups[matched]
-        if len(chosen) >= limit:
+    # The texts of the groups (by distinct keys held) that fill the limit, best group first.
+    counts = list(map(sum, present))
+    sizes = Counter(counts)
+    least, taken = 0, 0
+    for matched in sorted(sizes, reverse=True):
+        least, taken = matched, taken + sizes[matched]
+        if taken >= limit:
             break
+    chosen = [position for position, n in enumerate(counts) if n >= least]
     scores = _scores_of(chosen, folded, keys, present, idf, avg_len)
     return [(i, scores[i]) for i in best_keys(scores, limit)]
 
@@ -326,20 +328,25 @@ def _scores_of(
     avg_len: float,
 ) -> dict[int, float]:
     """`_score` of each chosen text, bit for bit, with less work per text: a search can
-    score tens of thousands of turns, most holding a single term. The operations and
-    their order are `_score`'s (a sum starts at 0, then adds term after term)."""
+    score tens of thousands of turns, most of a few lengths and holding a term once or
+    twice. A score depends only on the text's length and its count of each key, so each
+    distinct (length, counts) is scored once, with `_score`'s operations in its order."""
+    docs = [folded[i] for i in chosen]
+    rows = [present[i] for i in chosen]
+    columns = [
+        [doc.count(key) if row[column] else 0 for doc, row in zip(docs, rows, strict=True)]
+        for column, key in enumerate(keys)
+    ]
+    shapes = list(zip(map(len, docs), *columns, strict=True))
     k1_plus = _BM25_K1 + 1.0
-    scores: dict[int, float] = {}
-    for i in chosen:
-        doc = folded[i]
-        norm = _BM25_K1 * (1.0 - _BM25_B + _BM25_B * len(doc) / avg_len)
+    scored: dict[tuple[int, ...], float] = {}
+    for shape in set(shapes):
+        norm = _BM25_K1 * (1.0 - _BM25_B + _BM25_B * shape[0] / avg_len)
         bm25: float = 0
         matched = 0
-        for key, hit, weight in zip(keys, present[i], idf, strict=True):
-            if hit:
-                tf = doc.count(key)
-                if tf:
-                    bm25 += weight * tf * k1_plus / (tf + norm)
-                    matched += 1
-        scores[i] = matched + bm25 / (1.0 + bm25)
-    return scores
+        for weight, tf in zip(idf, shape[1:], strict=True):
+            if tf:
+                bm25 += weight * tf * k1_plus / (tf + norm)
+                matched += 1
+        scored[shape] = matched + bm25 / (1.0 + bm25)
+    return dict(zip(chosen, map(scored.__getitem__, shapes), strict=True))
