@@ -43,12 +43,12 @@ class SearchMixin:
             with self._db.guarded("search events") as raw:
                 cached = self._sessions.session(raw, session_id)
                 if cached is not None:  # the scan below, on the session's copy
-                    return cached.search(terms, among.get("type"), limit)
+                    return cached.best(terms, among, limit)
         if table == "memory_items" and session_id is not None and set(among) <= _ITEM_FILTERS:
             with self._db.guarded("search items") as raw:
                 items = self._sessions.items(raw, session_id)
                 if items is not None:
-                    return items.search(terms, among, limit)
+                    return items.best(terms, among, limit)
         where = Where(DIALECT, "t.")
         where.compare("session_id", session_id)
         for column, values in among.items():

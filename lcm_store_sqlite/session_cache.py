@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,34 +44,56 @@ class _Copy:
     search), searched as the SQL scan searches them."""
 
     column: str  # the searched text column
+    filters: tuple[str, ...]  # the columns a search may filter on
     max_rowid: int
     changes: int = -1  # the connection's total_changes when rows were last looked for
     chars: int = 0  # characters of text in the rows
     rows: list[sqlite3.Row] = field(default_factory=list)
+    # Per row: its text, the text casefolded (the same object when folding changes
+    # nothing) as the scorer reads it, and the values of the filter columns.
+    texts: list[str] = field(default_factory=list)
+    folded: list[str] = field(default_factory=list)
+    values: dict[str, list[str]] = field(init=False)
     blocks: TextBlocks = field(init=False)
 
     def __post_init__(self) -> None:
-        self.blocks = TextBlocks(lambda i: str(self.rows[i][self.column]))
+        self.values = {column: [] for column in self.filters}
+        self.blocks = TextBlocks(self.texts.__getitem__)
 
     def add(self, row: sqlite3.Row) -> None:
-        self.chars += len(row[self.column])
+        text = str(row[self.column])
+        folded = text.casefold()
+        self.chars += len(text)
         self.rows.append(row)
+        self.texts.append(text)
+        self.folded.append(text if folded == text else folded)
+        for column, values in self.values.items():
+            values.append(row[column])
 
     def best(
-        self, terms: Sequence[str], keep: Callable[[sqlite3.Row], bool] | None, limit: int
+        self, terms: Sequence[str], among: Mapping[str, Sequence[str] | None], limit: int
     ) -> list[tuple[sqlite3.Row, float]]:
-        """The SQL scan's answer (`search.SearchMixin._search`): rows holding any term (and
-        kept by `keep`), scored over the matches, the best `limit` and any tied with the last."""
+        """The SQL scan's answer (`search.SearchMixin._search`): rows holding any term whose
+        filter columns hold values `among` the allowed ones (None: any), scored over the
+        matches, the best `limit` and any tied with the last."""
         split = split_terms(terms)
         all_terms = split.indexed + split.short
         if limit <= 0 or not all_terms:
             return []
         found = sorted(self.blocks.matching(all_terms, len(self.rows)))
-        if keep is not None:
-            found = [i for i in found if keep(self.rows[i])]
+        for column, allowed in among.items():
+            if allowed is not None:
+                wanted, values = frozenset(allowed), self.values[column]
+                found = [i for i in found if values[i] in wanted]
         scope = min(len(self.rows), SCOPE_COUNT_MAX)
-        texts = [self.rows[i][self.column] for i in found]
-        best = best_matches(texts, all_terms, scope, limit)
+        texts, folded = self.texts, self.folded
+        best = best_matches(
+            [texts[i] for i in found],
+            all_terms,
+            scope,
+            limit,
+            folded=[folded[i] for i in found],
+        )
         return [(self.rows[found[i]], score) for i, score in best]
 
 
@@ -85,30 +107,12 @@ class CachedSession(_Copy):
         self.index[int(row["seq"])] = len(self.rows)
         _Copy.add(self, row)
 
-    def search(
-        self, terms: Sequence[str], types: Sequence[str] | None, limit: int
-    ) -> list[tuple[sqlite3.Row, float]]:
-        """Events (of `types`) holding any term, as the SQL scan finds and scores them."""
-        wanted = None if types is None else frozenset(types)
-        keep = None if wanted is None else (lambda row: row["type"] in wanted)
-        return self.best(terms, keep, limit)
-
 
 @dataclass(slots=True)
 class CachedItems(_Copy):
     """One session's memory items (any status), current as of `rewrites`."""
 
     rewrites: int = -1  # the file's count of item rewrites when the copy was made
-
-    def search(
-        self, terms: Sequence[str], among: Mapping[str, Sequence[str] | None], limit: int
-    ) -> list[tuple[sqlite3.Row, float]]:
-        """Items whose status and kind are `among` the allowed values, holding any term."""
-        allowed = [(column, frozenset(v)) for column, v in among.items() if v is not None]
-        keep = None
-        if allowed:
-            keep = lambda row: all(row[column] in values for column, values in allowed)  # noqa: E731
-        return self.best(terms, keep, limit)
 
 
 class SessionCache:
@@ -206,7 +210,9 @@ class SessionCache:
             (session_id, top),
         ).fetchall()
         entry: _Copy = (
-            CachedSession("text", top) if table == "events" else CachedItems("content", top)
+            CachedSession("text", ("type",), top)
+            if table == "events"
+            else CachedItems("content", ("status", "kind"), top)
         )
         # Sorted here, not in SQL: `ORDER BY rowid` walks the whole table instead of the
         # session's index (see `search.SearchMixin._like_rows`).

@@ -48,7 +48,7 @@ class RowMemo(Generic[T]):
     """
 
     def __init__(
-        self, convert: Callable[[Row], T], size: int = 20_000, chars: int = 16_000_000
+        self, convert: Callable[[Row], T], size: int = 100_000, chars: int = 16_000_000
     ) -> None:
         self._convert, self._size, self._chars = convert, size, chars
         self._seen: dict[tuple[Any, ...], T] = {}

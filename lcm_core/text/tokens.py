@@ -282,19 +282,25 @@ def best_keys(scores: Mapping[Any, float], limit: int) -> list[Any]:
 
 
 def best_matches(
-    texts: Sequence[str], terms: Sequence[str], scope_rows: int, limit: int
+    texts: Sequence[str],
+    terms: Sequence[str],
+    scope_rows: int,
+    limit: int,
+    *,
+    folded: Sequence[str] | None = None,
 ) -> list[tuple[int, float]]:
     """(position, score) of the texts `best_keys` keeps from `score_matches`, best first.
 
     The same result, without the term counts of texts that cannot make the cut: a text
     containing more distinct terms always outscores one containing fewer (BM25 adds less
     than 1), so only the groups by distinct terms that fill `limit` are scored. Document
-    frequencies and the average length still come from every text.
+    frequencies and the average length still come from every text. `folded` are the
+    texts casefolded, when the caller keeps them.
     """
     if limit <= 0:  # `best_keys` keeps ties then: no group can be left out
         every = dict(enumerate(score_matches(texts, terms, scope_rows)))
         return [(i, every[i]) for i in best_keys(every, limit)]
-    folded = _folded(texts)
+    folded = _folded(texts) if folded is None else folded
     keys = [term.casefold() for term in terms]
     if not folded or not keys:
         zero = dict.fromkeys(range(len(texts)), 0.0)

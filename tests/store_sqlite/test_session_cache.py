@@ -4,11 +4,13 @@ and never shows an event that is gone or hides one that was added, whoever wrote
 from __future__ import annotations
 
 import random
+import sqlite3
 from pathlib import Path
 
 import pytest
 
-from lcm_core.store.models import Event
+from lcm_core.store.models import Event, ItemChange, MemoryEvent, MemoryItem
+from lcm_core.text.tokens import sha256_hex
 from lcm_store_sqlite import SQLiteMemoryStore
 
 WORDS = [
@@ -165,3 +167,100 @@ def test_text_after_a_nul_is_matched_as_sqlite_matches_it(tmp_path: Path) -> Non
     plain = SQLiteMemoryStore(path, session_cache=False)
     for terms in (["deploy"], ["端口"], ["abc"], ["here", "before"]):
         assert _search(cached, "s", terms) == _search(plain, "s", terms)
+
+
+def _items(session: str, count: int, seed: int = 5) -> list[MemoryItem]:
+    rng = random.Random(seed)
+    kinds = ("fact", "constraint", "decision")
+    out = []
+    for number in range(count):
+        text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(2, 7)))
+        if number % 5 == 0:
+            text = text.upper()
+        text = f"{text} #{number}"  # no two alike: each is its own active item
+        out.append(
+            MemoryItem(
+                f"mem_{session}_{number}", session, kinds[number % 3], text, sha256_hex(text)
+            )
+        )
+    return out
+
+
+def _find(store: SQLiteMemoryStore, session: str, terms: list[str], **kw: object) -> list:
+    return [
+        (h.item.id, h.item.status, h.item.content, h.score)
+        for h in store.search_items(session, terms, **kw)
+    ]
+
+
+ITEM_QUERIES = (
+    (["deploy"], {}),
+    (["port", "端口"], {"kinds": ["fact", "decision"]}),
+    (["预算", "3000"], {"limit": 3}),
+    (["REDIS", "p9"], {"statuses": ("active", "superseded"), "limit": 400}),
+    (["数据"], {"statuses": ("retracted",)}),
+    (["nothing-like-this"], {}),
+)
+
+
+def _same_items(cached: SQLiteMemoryStore, plain: SQLiteMemoryStore, session: str) -> None:
+    for terms, kw in ITEM_QUERIES:
+        expected = _find(plain, session, terms, **kw)
+        assert _find(cached, session, terms, **kw) == expected
+
+
+def test_the_copy_of_items_follows_every_change_whoever_makes_it(tmp_path: Path) -> None:
+    """Items change in place (a status, a forgotten text) as well as by insert: a warm
+    copy answers as the SQL scan does after each change made by this handle, by another
+    handle and by plain SQL on the file, filters, Chinese and upper case included."""
+    path = tmp_path / "m.sqlite"
+    cached = SQLiteMemoryStore(path)
+    plain = SQLiteMemoryStore(path, session_cache=False)
+    items = _items("s1", 300)
+    for item in items[:200]:
+        cached.insert_item(item)
+    cached.insert_item(_items("s2", 5)[0])
+    _same_items(cached, plain, "s1")
+    for item in items[200:250]:  # added by this handle, then by another one
+        cached.insert_item(item)
+    _same_items(cached, plain, "s1")
+    for item in items[250:]:
+        plain.insert_item(item)
+    _same_items(cached, plain, "s1")
+    change = MemoryEvent(items[3].id, "s1", "retracted", actor="test")
+    cached.update_item(items[3].id, ItemChange(status="retracted"), change)  # this handle
+    _same_items(cached, plain, "s1")
+    other = MemoryEvent(items[8].id, "s1", "superseded", actor="test")
+    plain.update_item(items[8].id, ItemChange(status="superseded"), other)  # another handle
+    _same_items(cached, plain, "s1")
+    cached.forget_item(items[10].id, MemoryEvent(items[10].id, "s1", "forgotten", actor="t"))
+    _same_items(cached, plain, "s1")
+    raw = sqlite3.connect(path)  # plain SQL: an in-place edit and a delete
+    raw.execute(
+        "UPDATE memory_items SET content = '端口 7000 DEPLOY' WHERE id = ?", (items[20].id,)
+    )
+    raw.execute("DELETE FROM memory_items WHERE id = ?", (items[21].id,))
+    raw.commit()
+    raw.close()
+    _same_items(cached, plain, "s1")
+    with cached.transaction():  # own in-place write inside a transaction, read after it
+        cached.update_item(
+            items[30].id,
+            ItemChange(status="retracted"),
+            MemoryEvent(items[30].id, "s1", "retracted", actor="test"),
+        )
+    _same_items(cached, plain, "s1")
+    assert ("memory_items", "s1") in cached._sessions._copies  # the copy answered
+
+
+def test_words_found_in_full_blocks_are_kept_and_new_blocks_searched(tmp_path: Path) -> None:
+    """The copy keeps where each word was found in its full blocks of text: searching the
+    same words again while the session grows across block ends finds every new turn."""
+    path = tmp_path / "m.sqlite"
+    cached = SQLiteMemoryStore(path)
+    plain = SQLiteMemoryStore(path, session_cache=False)
+    events = _conversation("s1", 3300, seed=9)
+    for start, end in ((0, 1000), (1000, 1024), (1024, 2047), (2047, 2049), (2049, 3300)):
+        cached.insert_events(events[start:end])
+        for terms, kw in QUERIES:
+            assert _search(cached, "s1", terms, **kw) == _search(plain, "s1", terms, **kw)
