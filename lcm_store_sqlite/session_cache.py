@@ -38,6 +38,14 @@ CACHE_TOTAL_ROWS = 200_000
 CACHE_TOTAL_CHARS = 32_000_000
 
 
+class CopiedRow(sqlite3.Row):
+    """A row of a copy, carrying the object the store made of it (an event or an item):
+    a copy's rows are kept as long as they are current, so the object is made once."""
+
+    __slots__ = ("converted",)
+    converted: object  # None until the store first reads the row
+
+
 @dataclass(slots=True)
 class _Copy:
     """One session's rows of one table in rowid order (the `rowid AS _rowid, *` shape of a
@@ -48,7 +56,7 @@ class _Copy:
     max_rowid: int
     changes: int = -1  # the connection's total_changes when rows were last looked for
     chars: int = 0  # characters of text in the rows
-    rows: list[sqlite3.Row] = field(default_factory=list)
+    rows: list[CopiedRow] = field(default_factory=list)
     # Per row: its text, the text casefolded (the same object when folding changes
     # nothing) as the scorer reads it, and the values of the filter columns.
     texts: list[str] = field(default_factory=list)
@@ -60,7 +68,8 @@ class _Copy:
         self.values = {column: [] for column in self.filters}
         self.blocks = TextBlocks(self.texts.__getitem__)
 
-    def add(self, row: sqlite3.Row) -> None:
+    def add(self, row: CopiedRow) -> None:
+        row.converted = None
         text = str(row[self.column])
         folded = text.casefold()
         self.chars += len(text)
@@ -103,7 +112,7 @@ class CachedSession(_Copy):
 
     index: dict[int, int] = field(default_factory=dict)  # seq -> position
 
-    def add(self, row: sqlite3.Row) -> None:
+    def add(self, row: CopiedRow) -> None:
         self.index[int(row["seq"])] = len(self.rows)
         _Copy.add(self, row)
 
@@ -205,10 +214,11 @@ class SessionCache:
         if count > self._rows_max:
             self._too_big.add(key)
             return None
-        found = raw.execute(
+        found = _copied_rows(
+            raw,
             f"SELECT rowid AS _rowid, * FROM {table} WHERE session_id = ? AND rowid <= ?",
             (session_id, top),
-        ).fetchall()
+        )
         entry: _Copy = (
             CachedSession("text", ("type",), top)
             if table == "events"
@@ -230,11 +240,12 @@ class SessionCache:
         self, raw: sqlite3.Connection, key: tuple[str, str], entry: _Copy, top: int
     ) -> bool:
         table, session_id = key
-        found = raw.execute(
+        found = _copied_rows(
+            raw,
             f"SELECT rowid AS _rowid, * FROM {table} WHERE rowid > ? AND rowid <= ? "
             "AND session_id = ?",
             (entry.max_rowid, top, session_id),
-        ).fetchall()
+        )
         entry.max_rowid = top
         if not found:
             return True
@@ -252,6 +263,12 @@ class SessionCache:
 
 # The count of memory item updates and deletes, kept by the schema's triggers (v5).
 _REWRITES = "SELECT n FROM rewrites WHERE name = 'memory_items'"
+
+
+def _copied_rows(raw: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> list[CopiedRow]:
+    cursor = raw.cursor()
+    cursor.row_factory = CopiedRow
+    return cursor.execute(sql, params).fetchall()
 
 
 def _rowid(row: Any) -> int:

@@ -26,7 +26,7 @@ from lcm_store_sqlite.connection import DIALECT, Connection
 from lcm_store_sqlite.events import EventsMixin
 from lcm_store_sqlite.imports import ImportMixin
 from lcm_store_sqlite.records import RecordsMixin
-from lcm_store_sqlite.session_cache import SessionCache
+from lcm_store_sqlite.session_cache import CopiedRow, SessionCache
 
 _INSERT_ITEM = (
     f"INSERT INTO memory_items ({rows.ITEM_COLUMNS}) "
@@ -66,11 +66,19 @@ class SQLiteMemoryStore(EventsMixin, RecordsMixin, AdminMixin, ImportMixin, SqlR
         self.path: Path | None = None if self._db.in_memory else Path(location)
 
     def _event(self, row: Mapping[str, Any], shape: str) -> Event:
+        if isinstance(row, CopiedRow):  # a session copy's row keeps what it was made into
+            if row.converted is None:
+                row.converted = rows.event_from_row(row)
+            return cast("Event", row.converted)
         # A sqlite3.Row iterates over its values, in the query's column order.
         memo = self._event_memos["search" if shape == "search" else "all"]
         return memo(row, cast("Iterable[Any]", row))
 
     def _item(self, row: Mapping[str, Any], shape: str) -> MemoryItem:
+        if isinstance(row, CopiedRow):
+            if row.converted is None:
+                row.converted = rows.item_from_row(row)
+            return cast("MemoryItem", row.converted)
         memo = self._item_memos["search" if shape == "search" else "all"]
         return memo(row, cast("Iterable[Any]", row))
 

@@ -1,11 +1,11 @@
 """The texts of a copied session joined in blocks, to find which hold a term as LIKE does.
 
 A copy (`session_cache`) searches its texts at every step; one `str.find` over a block of
-joined, ASCII-folded texts is much cheaper than a test per text. Rows are only ever
-appended to a copy (a rewrite drops the whole copy), so a full block never changes: the
-texts each key was found in there are kept (`HITS_HELD` positions per copy, least
+joined, ASCII-folded texts is much cheaper than a test per text. Texts are only ever
+appended to a copy (a rewrite drops the whole copy), so where a key was found stays
+true: the texts each key was found in are kept (`HITS_HELD` positions per copy, least
 recently used key first out), and a step that searches the same words again (every step
-of one user turn does) scans only the last, growing block.
+of one user turn does) scans only the texts appended since.
 """
 
 from __future__ import annotations
@@ -35,10 +35,13 @@ class _Block:
     joined: str = ""
     starts: list[int] = field(default_factory=list)
 
-    def find(self, key: str, found: array[int]) -> None:
-        """Append the index of every text of the block holding `key` (one search per hit)."""
+    def find(self, key: str, found: array[int], since: int = 0) -> None:
+        """Append the index of every text of the block from its `since`-th on holding `key`
+        (one search per hit)."""
         joined, starts = self.joined, self.starts
-        position = joined.find(key)
+        if since >= len(starts):
+            return
+        position = joined.find(key, starts[since])
         while position >= 0:
             local = bisect_right(starts, position) - 1
             found.append(self.first + local)
@@ -49,9 +52,9 @@ class _Block:
 
 @dataclass(slots=True)
 class _Hits:
-    """Where one key was found in the first `blocks` (full) blocks."""
+    """Where one key was found among the first `texts` texts."""
 
-    blocks: int = 0
+    texts: int = 0
     positions: array[int] = field(default_factory=lambda: array("q"))
 
 
@@ -68,27 +71,23 @@ class TextBlocks:
         """Indexes (below `size`, the texts held) of the texts holding any term, ASCII
         case-insensitive, up to a NUL: LIKE's rule."""
         blocks = self._current(size)
-        full = len(blocks) if not blocks or len(blocks[-1].starts) == BLOCK else len(blocks) - 1
         found: set[int] = set()
         for key in {ascii_fold(term) for term in terms}:
             if not key or _SEP in key:
                 continue  # the store's term cleaning removes NUL: never met in practice
-            found.update(self._in_full_blocks(key, blocks, full))
-            if full < len(blocks):
-                last: array[int] = array("q")
-                blocks[-1].find(key, last)
-                found.update(last)
+            found.update(self._found(key, blocks, size))
         return found
 
-    def _in_full_blocks(self, key: str, blocks: list[_Block], full: int) -> array[int]:
+    def _found(self, key: str, blocks: list[_Block], size: int) -> array[int]:
+        """Where `key` is among the `size` texts: kept positions, then the texts after them."""
         hits = self._hits.pop(key, None) or _Hits()
         self._held -= len(hits.positions)
-        for block in blocks[hits.blocks : full]:
-            block.find(key, hits.positions)
-        hits.blocks = full
+        for block in blocks[hits.texts // BLOCK :]:
+            block.find(key, hits.positions, max(0, hits.texts - block.first))
+        hits.texts = size
         self._hits[key] = hits  # newest last
         self._held += len(hits.positions)
-        while self._held > HITS_HELD and len(self._hits) > 1:
+        while self._held > HITS_HELD and self._hits:
             _, oldest = self._hits.popitem(last=False)
             self._held -= len(oldest.positions)
         return hits.positions
