@@ -221,9 +221,10 @@ def subject_fact(clause: str) -> SubjectFact | None:
     return _subject_fact(clause.strip().rstrip("。.!！;；"))
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=65_536)
 def _subject_fact(text: str) -> SubjectFact | None:
-    # Pure and asked for the same stored contents while matching subjects in a run.
+    # Pure and asked for the same stored contents while matching subjects in a run (and,
+    # with project scope, for every other session's matching item at every step).
     # Cheap tests first: most clauses hold none of the verbs, and the patterns backtrack.
     owner = _OWNER_ZH.match(text) if ("负责" in text or "管" in text) else None
     if owner and _good_zh_subject(owner.group("subject").strip()):
