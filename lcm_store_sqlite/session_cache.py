@@ -1,15 +1,19 @@
 """A long-lived handle's copy of the sessions it searches, so a step does not re-read them.
 
-A pre-step searches one session's events two or three times and reads some of them by
-seq; a sidecar does that at every step of a session that only grows. Each session a
-search touches is copied once (its rows) and then followed:
+A pre-step searches one session's events two or three times, its memory items once or
+twice, and reads some events by seq; a sidecar does that at every step of a session
+that only grows. Each session a search touches is copied once per table (its rows) and
+then followed:
 
 - rows added since (by any connection) have larger rowids than any seen, and are
   appended by one `rowid > ?` read (rowids only grow: events are never deleted
   except by a purge, which clears the copy);
 - any commit by another connection changes `PRAGMA data_version`, and then every copy
   is dropped and read afresh (a forget or purge there rewrites rows in place);
-- this handle's own in-place rewrites (forget, purge, vacuum) call `invalidate`.
+- this handle's own in-place rewrites (forget, purge, vacuum) call `invalidate`;
+- items are also updated in place in normal use (a status): the schema's triggers count
+  every update and delete of an item (`rewrites`, v5), and an items copy read at
+  another count is read afresh.
 
 Copies are bounded in rows and in characters of text (`CACHE_*`). Inside an open
 transaction the copy is not used (rows it would read may be rolled back). A search over
@@ -31,9 +35,10 @@ from lcm_store_sqlite.text_blocks import TextBlocks
 
 # A session with more rows than this is not copied (its search is the SQL one).
 CACHE_ROWS_MAX = 100_000
-# Rows and characters of text held across sessions; the least recently searched session
-# goes first. Text is held twice (the rows, and the folded blocks searched), and tool
-# output can be long: a session whose text alone passes the bound is not copied.
+# Rows and characters of text held across sessions; the least recently searched copy
+# goes first. Text is held more than once (the rows, the folded blocks searched, the
+# casefold where it differs), and tool output can be long: a session whose text alone
+# passes the bound is not copied.
 CACHE_TOTAL_ROWS = 200_000
 CACHE_TOTAL_CHARS = 32_000_000
 
