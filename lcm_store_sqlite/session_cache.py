@@ -184,7 +184,13 @@ class SessionCache:
         if table == "memory_items":
             # Items are updated in place (a status, a forgotten text): a trigger counts
             # every update and delete, and a copy older than the count is read afresh.
-            rewrites = int(raw.execute(_REWRITES).fetchone()[0])
+            count, triggers = raw.execute(_REWRITES).fetchone()
+            if count is None or triggers != 2:
+                # Someone removed the count or its triggers: changes would go unseen.
+                if entry is not None:
+                    self._drop(key)
+                return None
+            rewrites = int(count)
             if isinstance(entry, CachedItems) and entry.rewrites != rewrites:
                 self._drop(key)
                 entry = None
@@ -266,8 +272,13 @@ class SessionCache:
         return True
 
 
-# The count of memory item updates and deletes, kept by the schema's triggers (v5).
-_REWRITES = "SELECT n FROM rewrites WHERE name = 'memory_items'"
+# The count of memory item updates and deletes, kept by the schema's triggers (v5), and
+# how many of those two triggers are in place.
+_REWRITES = (
+    "SELECT (SELECT n FROM rewrites WHERE name = 'memory_items'), "
+    "(SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' "
+    "AND name IN ('memory_items_rewritten', 'memory_items_removed'))"
+)
 
 
 def _copied_rows(raw: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> list[CopiedRow]:

@@ -264,3 +264,26 @@ def test_words_found_in_full_blocks_are_kept_and_new_blocks_searched(tmp_path: P
         cached.insert_events(events[start:end])
         for terms, kw in QUERIES:
             assert _search(cached, "s1", terms, **kw) == _search(plain, "s1", terms, **kw)
+
+
+def test_without_the_rewrite_count_items_are_searched_without_a_copy(tmp_path: Path) -> None:
+    """The items copy trusts schema v5's count of item rewrites: if a tool removed a
+    trigger, this handle's own status change would go unseen by a copy, so the search
+    goes to SQL and stays right."""
+    path = tmp_path / "m.sqlite"
+    cached = SQLiteMemoryStore(path)
+    items = _items("s1", 40)
+    for item in items:
+        cached.insert_item(item)
+    raw = sqlite3.connect(path)
+    raw.execute("DROP TRIGGER memory_items_rewritten")
+    raw.commit()
+    raw.close()
+    plain = SQLiteMemoryStore(path, session_cache=False)
+    assert _find(cached, "s1", ["deploy"]) == _find(plain, "s1", ["deploy"])
+    target = next(item for item in items if "deploy" in item.content.lower())
+    change = MemoryEvent(target.id, "s1", "retracted", actor="test")
+    cached.update_item(target.id, ItemChange(status="retracted"), change)
+    assert target.id not in [row[0] for row in _find(cached, "s1", ["deploy"])]
+    assert _find(cached, "s1", ["deploy"]) == _find(plain, "s1", ["deploy"])
+    assert ("memory_items", "s1") not in cached._sessions._copies
