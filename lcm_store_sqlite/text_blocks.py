@@ -6,10 +6,18 @@ appended to a copy (a rewrite drops the whole copy), so where a key was found st
 true: the texts each key was found in are kept (`HITS_HELD` positions per copy, least
 recently used key first out), and a step that searches the same words again (every step
 of one user turn does) scans only the texts appended since.
+
+A word not searched before would scan every text. In a copy of `RUNS_FROM` texts or
+more, a key made only of word characters (letters, digits, CJK and `_`, as a regex
+reads them) is looked up instead in an index of the texts' maximal runs of word
+characters: every occurrence of such a key lies inside one run, so the texts holding it
+are those holding a run that contains it, and the runs are far fewer than the
+characters.
 """
 
 from __future__ import annotations
 
+import re
 from array import array
 from bisect import bisect_right
 from collections import OrderedDict
@@ -22,6 +30,14 @@ from lcm_store_sqlite.like import ascii_fold
 BLOCK = 1024
 # Positions of matching texts kept per copy, over all its keys.
 HITS_HELD = 1_000_000
+# A copy of at least this many texts indexes its runs of word characters, from its
+# `RUNS_AFTER`-th search on (a one-off process never pays for an index it would not
+# use), at most `RUNS_SLICE` texts per search (about 80 ms: no step waits for a whole
+# 50 000-text index); until the index has caught up, the blocks are scanned.
+RUNS_FROM = 4 * 1024
+RUNS_AFTER = 4
+RUNS_SLICE = 8 * 1024
+_WORDS = re.compile(r"\w+")
 # Joins a block's texts. SQLite's LIKE reads a text only up to its first NUL, so each
 # text is cut there too, and no text can then hold the separator.
 _SEP = "\x00"
@@ -58,6 +74,41 @@ class _Hits:
     positions: array[int] = field(default_factory=lambda: array("q"))
 
 
+class _Runs:
+    """The maximal runs of word characters of the first `texts` texts (as LIKE reads
+    them), each with the texts holding it, and the runs joined in blocks to search."""
+
+    def __init__(self) -> None:
+        self.texts = 0
+        self._postings: list[array[int]] = []  # per run, in the order first seen
+        self._number: dict[str, int] = {}  # run -> its place
+        self._runs: list[str] = []
+        self._blocks: list[_Block] = []
+
+    def add(self, folded: str) -> None:
+        """Index the next text (`as_like_reads` of it)."""
+        for run in set(_WORDS.findall(folded)):
+            number = self._number.get(run)
+            if number is None:
+                number = self._number[run] = len(self._runs)
+                self._runs.append(run)
+                self._postings.append(array("q"))
+            self._postings[number].append(self.texts)
+        self.texts += 1
+
+    def holding(self, key: str) -> array[int]:
+        """The texts (in order) holding `key`, a key of word characters only."""
+        places: array[int] = array("q")
+        for block in _joined(self._blocks, len(self._runs), self._runs.__getitem__):
+            block.find(key, places)
+        if len(places) == 1:
+            return array("q", self._postings[places[0]])
+        texts: set[int] = set()
+        for place in places:
+            texts.update(self._postings[place])
+        return array("q", sorted(texts))
+
+
 class TextBlocks:
     """The copy's texts in blocks, kept current as texts are appended."""
 
@@ -66,22 +117,29 @@ class TextBlocks:
         self._blocks: list[_Block] = []
         self._hits: OrderedDict[str, _Hits] = OrderedDict()
         self._held = 0
+        self._runs: _Runs | None = None
+        self._searches = 0
 
     def matching(self, terms: Sequence[str], size: int) -> set[int]:
         """Indexes (below `size`, the texts held) of the texts holding any term, ASCII
         case-insensitive, up to a NUL: LIKE's rule."""
         blocks = self._current(size)
+        self._searches += 1
+        runs = self._indexed(size) if size >= RUNS_FROM and self._searches >= RUNS_AFTER else None
         found: set[int] = set()
         for key in {ascii_fold(term) for term in terms}:
             if not key or _SEP in key:
                 continue  # the store's term cleaning removes NUL: never met in practice
-            found.update(self._found(key, blocks, size))
+            found.update(self._found(key, blocks, size, runs))
         return found
 
-    def _found(self, key: str, blocks: list[_Block], size: int) -> array[int]:
-        """Where `key` is among the `size` texts: kept positions, then the texts after them."""
+    def _found(self, key: str, blocks: list[_Block], size: int, runs: _Runs | None) -> array[int]:
+        """Where `key` is among the `size` texts: kept positions, then the texts after them
+        (from the runs index when it covers them all and the key is of word characters)."""
         hits = self._hits.pop(key, None) or _Hits()
         self._held -= len(hits.positions)
+        if not hits.texts and runs is not None and runs.texts >= size and _WORDS.fullmatch(key):
+            hits.positions, hits.texts = runs.holding(key), size
         for block in blocks[hits.texts // BLOCK :]:
             block.find(key, hits.positions, max(0, hits.texts - block.first))
         hits.texts = size
@@ -92,23 +150,35 @@ class TextBlocks:
             self._held -= len(oldest.positions)
         return hits.positions
 
+    def _indexed(self, size: int) -> _Runs:
+        """The runs index, brought up to the first `size` texts by at most `RUNS_SLICE`."""
+        if self._runs is None:
+            self._runs = _Runs()
+        runs = self._runs
+        for _ in range(min(size - runs.texts, RUNS_SLICE)):
+            runs.add(ascii_fold(self._text_at(runs.texts).partition(_SEP)[0]))
+        return runs
+
     def _current(self, size: int) -> list[_Block]:
         """The blocks, the last one rebuilt when texts were appended since it was joined."""
-        covered = self._blocks[-1].first + len(self._blocks[-1].starts) if self._blocks else 0
-        if covered < size:
-            if self._blocks and len(self._blocks[-1].starts) < BLOCK:
-                self._blocks.pop()
-            first = self._blocks[-1].first + BLOCK if self._blocks else 0
-            while first < size:
-                texts = [
-                    self._text_at(i).partition(_SEP)[0]
-                    for i in range(first, min(size, first + BLOCK))
-                ]
-                starts, offset = [], 0
-                for text in texts:
-                    starts.append(offset)
-                    offset += len(text) + 1
-                # One fold per block: folding keeps every length, so the starts hold.
-                self._blocks.append(_Block(first, ascii_fold(_SEP.join(texts)), starts))
-                first += BLOCK
-        return self._blocks
+        return _joined(self._blocks, size, self._text_at)
+
+
+def _joined(blocks: list[_Block], size: int, text_at: Callable[[int], str]) -> list[_Block]:
+    """`blocks` of the first `size` strings (`text_at`), each up to its first NUL and
+    ASCII-folded; the last block is rebuilt when strings were appended since."""
+    covered = blocks[-1].first + len(blocks[-1].starts) if blocks else 0
+    if covered < size:
+        if blocks and len(blocks[-1].starts) < BLOCK:
+            blocks.pop()
+        first = blocks[-1].first + BLOCK if blocks else 0
+        while first < size:
+            texts = [text_at(i).partition(_SEP)[0] for i in range(first, min(size, first + BLOCK))]
+            starts, offset = [], 0
+            for text in texts:
+                starts.append(offset)
+                offset += len(text) + 1
+            # One fold per block: folding keeps every length, so the starts hold.
+            blocks.append(_Block(first, ascii_fold(_SEP.join(texts)), starts))
+            first += BLOCK
+    return blocks
