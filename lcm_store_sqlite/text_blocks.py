@@ -24,7 +24,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from lcm_store_sqlite.like import ascii_fold
+from lcm_store_sqlite.like import as_like_reads, ascii_fold
 
 # Texts per block of joined text: a growing copy rebuilds only its last block.
 BLOCK = 1024
@@ -86,7 +86,7 @@ class _Runs:
         self._blocks: list[_Block] = []
 
     def add(self, folded: str) -> None:
-        """Index the next text (`as_like_reads` of it)."""
+        """Index the next text, as LIKE reads it (`like.as_like_reads`)."""
         for run in set(_WORDS.findall(folded)):
             number = self._number.get(run)
             if number is None:
@@ -156,7 +156,7 @@ class TextBlocks:
             self._runs = _Runs()
         runs = self._runs
         for _ in range(min(size - runs.texts, RUNS_SLICE)):
-            runs.add(ascii_fold(self._text_at(runs.texts).partition(_SEP)[0]))
+            runs.add(as_like_reads(self._text_at(runs.texts)))
         return runs
 
     def _current(self, size: int) -> list[_Block]:
