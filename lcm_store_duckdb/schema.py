@@ -105,8 +105,9 @@ V2: Final = (
         created_at VARCHAR NOT NULL)""",
 )
 
-# v3 changed only the SQLite file's FTS declarations and v4 added the SQLite file's
-# index of each text's last two characters; here each records the version alone.
+# v3 changed only the SQLite file's FTS declarations, v4 added the SQLite file's index
+# of each text's last two characters and v5 its count of item rewrites; here each
+# records the version alone.
 MIGRATIONS: Final = ((1, V1), (2, V2), (3, ()), (4, ()), (5, ()))
 
 # The side tables follow their content tables on every write and purge.

@@ -125,8 +125,9 @@ def _binary_text(statements: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(re.sub(r" TEXT\b", ' TEXT COLLATE "C"', sql) for sql in statements)
 
 
-# v3 changed only the SQLite file's FTS declarations and v4 added the SQLite file's
-# index of each text's last two characters; here each records the version alone.
+# v3 changed only the SQLite file's FTS declarations, v4 added the SQLite file's index
+# of each text's last two characters and v5 its count of item rewrites; here each
+# records the version alone.
 MIGRATIONS: Final = ((1, _binary_text(V1)), (2, _binary_text(V2)), (3, ()), (4, ()), (5, ()))
 
 # The schema's own version lives outside the tenants' tables: every tenant reads it, only

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from lcm_core.clock import utc_now_iso
 from lcm_core.store import records, rows
@@ -66,21 +66,12 @@ class SQLiteMemoryStore(EventsMixin, RecordsMixin, AdminMixin, ImportMixin, SqlR
         self.path: Path | None = None if self._db.in_memory else Path(location)
 
     def _event(self, row: Mapping[str, Any], shape: str) -> Event:
-        if isinstance(row, CopiedRow):  # a session copy's row keeps what it was made into
-            if row.converted is None:
-                row.converted = rows.event_from_row(row)
-            return cast("Event", row.converted)
-        # A sqlite3.Row iterates over its values, in the query's column order.
         memo = self._event_memos["search" if shape == "search" else "all"]
-        return memo(row, cast("Iterable[Any]", row))
+        return _made(row, memo, rows.event_from_row)
 
     def _item(self, row: Mapping[str, Any], shape: str) -> MemoryItem:
-        if isinstance(row, CopiedRow):
-            if row.converted is None:
-                row.converted = rows.item_from_row(row)
-            return cast("MemoryItem", row.converted)
         memo = self._item_memos["search" if shape == "search" else "all"]
-        return memo(row, cast("Iterable[Any]", row))
+        return _made(row, memo, rows.item_from_row)
 
     def __repr__(self) -> str:
         return f"SQLiteMemoryStore({self._db.label!r})"
@@ -189,3 +180,17 @@ class SQLiteMemoryStore(EventsMixin, RecordsMixin, AdminMixin, ImportMixin, SqlR
                 rows.dumps(event.detail),
             ),
         )
+
+
+T = TypeVar("T")
+
+
+def _made(row: Mapping[str, Any], memo: rows.RowMemo[T], convert: Callable[[Any], T]) -> T:
+    """The event or item a row is made into: kept on a session copy's row (made once),
+    else looked up in the memo of its query shape."""
+    if isinstance(row, CopiedRow):
+        if row.converted is None:
+            row.converted = convert(row)
+        return cast("T", row.converted)
+    # A sqlite3.Row iterates over its values, in the query's column order.
+    return memo(row, cast("Iterable[Any]", row))

@@ -132,9 +132,9 @@ ROW_KEYS: Final = {
 # Tables whose integer `id` the store generates (a sequence or AUTOINCREMENT).
 GENERATED_ID_TABLES: Final = ("memory_events", "skill_versions", "assembly_logs", "validation_logs")
 
-# v3 changed only how the SQLite file declares its FTS tables and v4 added the SQLite
-# file's index of each text's last two characters (see lcm_store_sqlite.schema); the
-# tables and columns every backend holds are those of v2.
+# v3 changed only how the SQLite file declares its FTS tables, v4 added the SQLite file's
+# index of each text's last two characters and v5 its count of item rewrites (see
+# lcm_store_sqlite.schema); the tables and columns every backend holds are those of v2.
 SCHEMA_VERSION: Final = 5
 MAX_EVENT_TEXT: Final = 20_000
 

@@ -237,11 +237,11 @@ def _idf(total: int, having: int) -> float:
     return math.log(1.0 + (total - having + 0.5) / (having + 0.5))
 
 
-def _score(doc: str, row: Sequence[int], idf: Sequence[float], avg_len: float) -> float:
-    """One text's relevance from its term counts (the formula of `score_matches`)."""
-    norm = _BM25_K1 * (1.0 - _BM25_B + _BM25_B * len(doc) / avg_len)
-    # Added term after term, as `_scores_of` adds (`sum` of floats compensates rounding
-    # since Python 3.12, which would make the two differ in the last bit).
+def _score(length: int, row: Sequence[int], idf: Sequence[float], avg_len: float) -> float:
+    """One text's relevance from its length and term counts (the formula of `score_matches`)."""
+    norm = _BM25_K1 * (1.0 - _BM25_B + _BM25_B * length / avg_len)
+    # Added term after term (`sum` of floats compensates rounding since Python 3.12,
+    # which would make scores differ in the last bit between versions).
     bm25: float = 0
     for weight, tf in zip(idf, row, strict=True):
         if tf:
@@ -267,7 +267,7 @@ def score_matches(texts: Sequence[str], terms: Sequence[str], scope_rows: int) -
     total = max(scope_rows, len(folded))
     avg_len = max(1.0, sum(len(doc) for doc in folded) / len(folded))
     idf = [_idf(total, sum(1 for row in counts if row[column])) for column in range(len(keys))]
-    return [_score(doc, row, idf, avg_len) for doc, row in zip(folded, counts, strict=True)]
+    return [_score(len(doc), row, idf, avg_len) for doc, row in zip(folded, counts, strict=True)]
 
 
 def best_keys(scores: Mapping[Any, float], limit: int) -> list[Any]:
@@ -336,7 +336,7 @@ def _scores_of(
     """`_score` of each chosen text, bit for bit, with less work per text: a search can
     score tens of thousands of turns, most of a few lengths and holding a term once or
     twice. A score depends only on the text's length and its count of each key, so each
-    distinct (length, counts) is scored once, with `_score`'s operations in its order."""
+    distinct (length, counts) is scored once, by `_score` itself."""
     docs = [folded[i] for i in chosen]
     rows = [present[i] for i in chosen]
     columns = [
@@ -344,15 +344,5 @@ def _scores_of(
         for column, key in enumerate(keys)
     ]
     shapes = list(zip(map(len, docs), *columns, strict=True))
-    k1_plus = _BM25_K1 + 1.0
-    scored: dict[tuple[int, ...], float] = {}
-    for shape in set(shapes):
-        norm = _BM25_K1 * (1.0 - _BM25_B + _BM25_B * shape[0] / avg_len)
-        bm25: float = 0
-        matched = 0
-        for weight, tf in zip(idf, shape[1:], strict=True):
-            if tf:
-                bm25 += weight * tf * k1_plus / (tf + norm)
-                matched += 1
-        scored[shape] = matched + bm25 / (1.0 + bm25)
+    scored = {shape: _score(shape[0], shape[1:], idf, avg_len) for shape in set(shapes)}
     return dict(zip(chosen, map(scored.__getitem__, shapes), strict=True))
