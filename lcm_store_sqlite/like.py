@@ -1,7 +1,12 @@
 """How SQLite matches text: LIKE's rules (every path that stands in for a LIKE matches the
-same way) and FTS5 string literals."""
+same way), FTS5 string literals, and what one search reads (`Searched`)."""
 
 from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 
 def fts_phrase(term: str) -> str:
@@ -39,3 +44,25 @@ def contains_clause(column: str, term: str) -> tuple[str, str]:
 def as_like_reads(text: str) -> str:
     """The text LIKE compares a term with: up to its first NUL, ASCII letters folded."""
     return ascii_fold(text.partition("\x00")[0])
+
+
+@dataclass(frozen=True, slots=True)
+class Searched:
+    """What one search reads: the connection, the content table (alias `t.`), its FTS5
+    index and text column, and the filters (`where`: " AND ..." clauses on `t.`, with
+    their `params`)."""
+
+    raw: sqlite3.Connection
+    table: str
+    fts_table: str
+    column: str
+    where: str
+    params: Sequence[Any]
+
+    def any_of(self, terms: Sequence[str]) -> tuple[str, list[str]]:
+        """The test that the text contains any of `terms` (one OR of LIKEs), and its
+        parameters; at most `TERMS_PER_QUERY` terms."""
+        clauses, patterns = zip(
+            *(contains_clause(f"t.{self.column}", term) for term in terms), strict=True
+        )
+        return f"({' OR '.join(clauses)})", list(patterns)

@@ -24,7 +24,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any, Final
 
-from lcm_store_sqlite.like import ascii_fold, contains_clause, fts_phrase
+from lcm_store_sqlite.like import Searched, ascii_fold, fts_phrase
 
 PAIR_CHARS: Final = 2
 # Newest rows the LIKE is tried on before the index: about 1.5 ms, and a pair in one row
@@ -54,21 +54,14 @@ def is_pair_term(term: str) -> bool:
     )
 
 
-def pair_rows(
-    raw: sqlite3.Connection,
-    table: str,
-    fts_table: str,
-    column: str,
-    terms: Sequence[str],
-    where: str,
-    params: Sequence[Any],
-    limit: int,
-) -> dict[int, str]:
+def pair_rows(searched: Searched, terms: Sequence[str], limit: int) -> dict[int, str]:
     """rowid -> text of the newest `limit` rows holding any of `terms` (each `is_pair_term`,
     at most `like.TERMS_PER_QUERY`: one OR of their LIKEs), as `SearchMixin._like_rows`
-    finds them; `where` filters on the alias `t.`."""
-    clauses, patterns = zip(*(contains_clause(f"t.{column}", t) for t in terms), strict=True)
-    test = f"({' OR '.join(clauses)}){where}"
+    finds them."""
+    raw, table, column = searched.raw, searched.table, searched.column
+    test, patterns = searched.any_of(terms)
+    test += searched.where
+    params = (*patterns, *searched.params, limit)
     end = raw.execute(f"SELECT MAX(rowid) FROM {table}").fetchone()[0]
     if end is None:
         return {}
@@ -76,20 +69,21 @@ def pair_rows(
         f"SELECT t.rowid, t.{column} FROM {table} AS t WHERE t.rowid > ? AND {test} "
         "ORDER BY t.rowid DESC LIMIT ?"
     )
-    newest = raw.execute(sql, (end - WINDOW, *patterns, *params, limit)).fetchall()
+    newest = raw.execute(sql, (end - WINDOW, *params)).fetchall()
     if len(newest) >= limit:
         return dict(newest)
     keys = sorted({ascii_fold(term) for term in terms})
-    found = _vocabulary(raw, fts_table, keys)
+    found = _vocabulary(raw, searched.fts_table, keys)
     if len(found) > VOCABULARY_MAX:
         sql = (
             f"SELECT t.rowid, t.{column} FROM {table} AS t WHERE {test} "
             "ORDER BY t.rowid DESC LIMIT ?"
         )
-        return dict(raw.execute(sql, (*patterns, *params, limit)))
+        return dict(raw.execute(sql, params))
     marks = ",".join("?" * len(keys))
     sources = [f"SELECT rowid FROM {table} WHERE {tail_expression(column)} IN ({marks})"]
     args: list[Any] = list(keys)
+    fts_table = searched.fts_table
     for begin in range(0, len(found), PHRASES_PER_QUERY):
         sources.append(f"SELECT rowid FROM {fts_table} WHERE {fts_table} MATCH ?")
         chunk = found[begin : begin + PHRASES_PER_QUERY]
@@ -98,7 +92,7 @@ def pair_rows(
         f"SELECT t.rowid, t.{column} FROM {table} AS t WHERE t.rowid IN "
         f"({' UNION '.join(sources)}) AND {test} ORDER BY t.rowid DESC LIMIT ?"
     )
-    return dict(raw.execute(sql, (*args, *patterns, *params, limit)))
+    return dict(raw.execute(sql, (*args, *params)))
 
 
 def _vocabulary(raw: sqlite3.Connection, fts_table: str, keys: Sequence[str]) -> list[str]:

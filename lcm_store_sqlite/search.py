@@ -10,7 +10,7 @@ from lcm_core.store.queries import SCOPE_COUNT_MAX, SplitTerms, Where, split_ter
 from lcm_core.store.sql_reads import Among
 from lcm_core.text.tokens import best_matches
 from lcm_store_sqlite.connection import DIALECT
-from lcm_store_sqlite.like import TERMS_PER_QUERY, contains_clause, fts_phrase
+from lcm_store_sqlite.like import TERMS_PER_QUERY, Searched, fts_phrase
 from lcm_store_sqlite.pairs import is_pair_term, pair_rows
 
 if TYPE_CHECKING:
@@ -84,15 +84,12 @@ class SearchMixin:
             return []
         where = "".join(f" AND {clause}" for clause in filters.clauses)
         with self._db.guarded(f"search {table}") as raw:
+            searched = Searched(raw, table, fts_table, column, where, params)
             scope = self._scope_rows(raw, table, filters.clauses, params)
             if self._scannable(raw, table, filters.clauses, params, scope, self._scan_rows_max):
-                texts = self._like_rows(
-                    raw, table, column, all_terms, where, params, None, f"t.{column}"
-                )
+                texts = self._like_rows(searched, all_terms, None)
             else:
-                texts = self._indexed_texts(
-                    raw, table, fts_table, column, split, where, params, limit
-                )
+                texts = self._indexed_texts(searched, split, limit)
             # Score every match from its text alone, then read whole rows only for the
             # best `limit` (and any tied with the last): common terms can match hundreds
             # or thousands of rows, and building each one is the slow part.
@@ -151,77 +148,41 @@ class SearchMixin:
         return int(raw.execute(sql, (*params, most + 1)).fetchone()[0]) <= most
 
     @staticmethod
-    def _like_rows(
-        raw: sqlite3.Connection,
-        table: str,
-        column: str,
-        terms: Sequence[str],
-        where: str,
-        params: list[Any],
-        limit: int | None,
-        select: str = "t.*",
-    ) -> dict[int, Any]:
-        """Rows (or one `select`ed value per row) that contain any term, by rowid; with a
-        `limit`, the newest `limit` of them."""
-        found: dict[int, Any] = {}
+    def _like_rows(searched: Searched, terms: Sequence[str], limit: int | None) -> dict[int, str]:
+        """rowid -> text of the rows that contain any term; with a `limit`, the newest
+        `limit` of them."""
+        found: dict[int, str] = {}
         # SQLite caps an expression's depth at 1000: OR at most TERMS_PER_QUERY at a time.
         for start in range(0, len(terms), TERMS_PER_QUERY):
-            chunk = terms[start : start + TERMS_PER_QUERY]
-            clauses, patterns = zip(
-                *(contains_clause(f"t.{column}", term) for term in chunk), strict=True
-            )
+            test, patterns = searched.any_of(terms[start : start + TERMS_PER_QUERY])
             sql = (
-                f"SELECT t.rowid AS _rowid, {select} FROM {table} AS t "
-                f"WHERE ({' OR '.join(clauses)}){where}"
+                f"SELECT t.rowid, t.{searched.column} FROM {searched.table} AS t "
+                f"WHERE {test}{searched.where}"
             )
-            args: list[Any] = [*patterns, *params]
+            args: list[Any] = [*patterns, *searched.params]
             if limit is not None:
                 sql += " ORDER BY t.rowid DESC LIMIT ?"
                 args.append(limit)
             # Without a limit the rows are put in rowid order here: asked for in SQL, the
             # order makes the planner walk the whole table in rowid order instead of the
             # session's index (6 ms instead of 1.7 in a 10k-event file).
-            for row in raw.execute(sql, args):
-                found.setdefault(row[0], row if select == "t.*" else row[1])
+            for rowid, text in searched.raw.execute(sql, args):
+                found.setdefault(rowid, text)
         if limit is None:
             return dict(sorted(found.items()))
         return found
 
-    def _indexed_texts(
-        self,
-        raw: sqlite3.Connection,
-        table: str,
-        fts_table: str,
-        column: str,
-        split: SplitTerms,
-        where: str,
-        params: list[Any],
-        limit: int,
-    ) -> dict[int, str]:
+    def _indexed_texts(self, searched: Searched, split: SplitTerms, limit: int) -> dict[int, str]:
         """rowid -> text of the candidates the index path scores (`_fts_rows`, `_short_rows`)."""
         # A generous candidate list: rows are ranked again once every term is counted.
         inner_limit = max(limit * 4, 50)
-        found = self._fts_rows(
-            raw, table, fts_table, column, split.indexed, where, params, inner_limit
-        )
+        found = self._fts_rows(searched, split.indexed, inner_limit)
         if split.short:
-            for rowid, text in self._short_rows(
-                raw, table, fts_table, column, split.short, where, params, inner_limit
-            ):
+            for rowid, text in self._short_rows(searched, split.short, inner_limit):
                 found.setdefault(rowid, text)
         return found
 
-    def _fts_rows(
-        self,
-        raw: sqlite3.Connection,
-        table: str,
-        fts_table: str,
-        column: str,
-        terms: Sequence[str],
-        where: str,
-        params: list[Any],
-        limit: int,
-    ) -> dict[int, str]:
+    def _fts_rows(self, searched: Searched, terms: Sequence[str], limit: int) -> dict[int, str]:
         """For each term, the newest `limit` rows holding it (rowid -> text): the
         candidates to score.
 
@@ -233,26 +194,20 @@ class SearchMixin:
         """
         each = max(50, limit * FULL_TERMS // max(FULL_TERMS, len(terms)))
         found: dict[int, str] = {}
+        fts_table = searched.fts_table
         sql = (
-            f"SELECT t.rowid, t.{column} FROM {fts_table} "
-            f"JOIN {table} AS t ON t.rowid = {fts_table}.rowid "
-            f"WHERE {fts_table} MATCH ?{where} ORDER BY {fts_table}.rowid DESC LIMIT ?"
+            f"SELECT t.rowid, t.{searched.column} FROM {fts_table} "
+            f"JOIN {searched.table} AS t ON t.rowid = {fts_table}.rowid "
+            f"WHERE {fts_table} MATCH ?{searched.where} ORDER BY {fts_table}.rowid DESC LIMIT ?"
         )
         for term in terms:
-            for rowid, text in raw.execute(sql, (self._fts_phrase(term), *params, each)):
+            args = (self._fts_phrase(term), *searched.params, each)
+            for rowid, text in searched.raw.execute(sql, args):
                 found.setdefault(rowid, text)
         return found
 
     def _short_rows(
-        self,
-        raw: sqlite3.Connection,
-        table: str,
-        fts_table: str,
-        column: str,
-        terms: Sequence[str],
-        where: str,
-        params: list[Any],
-        limit: int,
+        self, searched: Searched, terms: Sequence[str], limit: int
     ) -> list[tuple[int, str]]:
         """The newest `limit` rows holding any term too short for trigrams (rowid, text).
 
@@ -264,10 +219,7 @@ class SearchMixin:
         scanned = [t for t in terms if t not in paired]
         rows: dict[int, str] = {}
         if scanned:
-            rows.update(
-                self._like_rows(raw, table, column, scanned, where, params, limit, f"t.{column}")
-            )
+            rows.update(self._like_rows(searched, scanned, limit))
         for start in range(0, len(paired), TERMS_PER_QUERY):
-            chunk = paired[start : start + TERMS_PER_QUERY]
-            rows.update(pair_rows(raw, table, fts_table, column, chunk, where, params, limit))
+            rows.update(pair_rows(searched, paired[start : start + TERMS_PER_QUERY], limit))
         return sorted(rows.items(), reverse=True)[:limit]
