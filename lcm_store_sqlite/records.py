@@ -258,9 +258,12 @@ class RecordsMixin:
                     rows.dumps(list(log.errors)),
                 ),
             )
+            # Ids only grow: everything at or below the first id past the newest `keep`
+            # goes, found on the (session, id) index instead of testing every row.
             raw.execute(
-                "DELETE FROM assembly_logs WHERE session_id = ? AND id NOT IN ("
-                "SELECT id FROM assembly_logs WHERE session_id = ? ORDER BY id DESC LIMIT ?)",
+                "DELETE FROM assembly_logs WHERE session_id = ? AND id <= ("
+                "SELECT id FROM assembly_logs WHERE session_id = ? "
+                "ORDER BY id DESC LIMIT 1 OFFSET ?)",
                 (log.session_id, log.session_id, keep),
             )
         return int(cursor.lastrowid or 0)

@@ -218,11 +218,14 @@ def with_neighbours(
     if not spreads(config):
         return list(ordered)
     share = config.retrieval.neighbour_share
-    strong = [
-        (one.seq, one.score, one.event)
-        for one in ordered
-        if one.event is not None and one.score * share >= floor and quoted(one)
-    ]
+    # Only the first `evidenceLimit` strong candidates spread: asking whether the rest
+    # would be quoted is work for nothing.
+    strong: list[tuple[int, float, Event]] = []
+    for one in ordered:
+        if len(strong) >= config.retrieval.evidence_limit:
+            break
+        if one.event is not None and one.score * share >= floor and quoted(one):
+            strong.append((one.seq, one.score, one.event))
     evidence_types = [str(t) for t in config.assembly.evidence_types]
 
     def may_quote(event: Event) -> bool:

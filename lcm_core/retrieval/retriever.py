@@ -235,7 +235,11 @@ class LexicalRetriever:
             for event in best:
                 previous = before.get(event.seq - 1)
                 if previous is not None and previous.type in MESSAGE_TYPES:
-                    context[event.seq] = bm25(tokens(previous.text), terms, corpus)
+                    # A pooled previous turn's BM25 is its own score: the same sum.
+                    known = own.get(previous.seq)
+                    if known is None:
+                        known = bm25(tokens(previous.text), terms, corpus)
+                    context[event.seq] = known
         episodes: dict[str, float] = {}
         if episode_weight > 0:
             per_term: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
