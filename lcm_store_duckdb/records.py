@@ -272,9 +272,12 @@ class RecordsMixin(AdminMixin):
                     rows.dumps(list(log.errors)),
                 ),
             )
+            # The rows past the newest `keep` are those at or below the next newest id:
+            # one cut-off found on the (session, id) index, not a test of every row.
             raw.execute(
-                "DELETE FROM assembly_logs WHERE session_id = ? AND id NOT IN ("
-                "SELECT id FROM assembly_logs WHERE session_id = ? ORDER BY id DESC LIMIT ?)",
+                "DELETE FROM assembly_logs WHERE session_id = ? AND id <= ("
+                "SELECT id FROM assembly_logs WHERE session_id = ? "
+                "ORDER BY id DESC LIMIT 1 OFFSET ?)",
                 (log.session_id, log.session_id, keep),
             )
         return new_id

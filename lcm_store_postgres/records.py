@@ -304,9 +304,12 @@ class RecordsMixin:
                     rows.dumps(list(log.errors)),
                 ),
             )
+            # The rows past the newest `keep` are those at or below the next newest id:
+            # one cut-off found on the (session, id) index, not a test of every row.
             raw.execute(
-                "DELETE FROM assembly_logs WHERE session_id = %s AND id NOT IN ("
-                "SELECT id FROM assembly_logs WHERE session_id = %s ORDER BY id DESC LIMIT %s)",
+                "DELETE FROM assembly_logs WHERE session_id = %s AND id <= ("
+                "SELECT id FROM assembly_logs WHERE session_id = %s "
+                "ORDER BY id DESC LIMIT 1 OFFSET %s)",
                 (log.session_id, log.session_id, keep),
             )
         new = cursor.fetchone()

@@ -258,8 +258,8 @@ class RecordsMixin:
                     rows.dumps(list(log.errors)),
                 ),
             )
-            # Ids only grow: everything at or below the first id past the newest `keep`
-            # goes, found on the (session, id) index instead of testing every row.
+            # The rows past the newest `keep` are those at or below the next newest id:
+            # one cut-off found on the (session, id) index, not a test of every row.
             raw.execute(
                 "DELETE FROM assembly_logs WHERE session_id = ? AND id <= ("
                 "SELECT id FROM assembly_logs WHERE session_id = ? "
