@@ -13,6 +13,7 @@ floor p95 + 5 ms, and under 50 ms at 1M events.
 
     python benchmarks/prestep_latency.py                   # 1k, 10k, 100k, 1M
     python benchmarks/prestep_latency.py --sizes 1000,10000 --runs 3
+    python benchmarks/prestep_latency.py --sizes 1000 --per-query 7   # CPU time per query
 """
 
 from __future__ import annotations
@@ -255,13 +256,56 @@ def measure(path: Path, session: str, runs: int) -> Row:
     )
 
 
+def per_query(path: Path, session: str, repeats: int) -> list[tuple[float, str]]:
+    """CPU ms of each query, the best of `repeats` (after one warm pass), slowest first.
+
+    CPU time and the best of several runs keep the other processes of a busy machine out:
+    this says which questions set the p95 and how a change moves each, not the p95 itself.
+    """
+    store = SQLiteMemoryStore(path)
+    config = load_config()
+    mix = queries(session)
+    best = [float("inf")] * len(mix)
+    try:
+        for query in mix:
+            assemble_and_log(store, session, [StepMessage("user", query, "user")], config)
+        for _ in range(repeats):
+            for index, query in enumerate(mix):
+                start = time.process_time()
+                assemble_and_log(store, session, [StepMessage("user", query, "user")], config)
+                best[index] = min(best[index], time.process_time() - start)
+    finally:
+        store.close()
+    return sorted(((ms * 1000, query) for ms, query in zip(best, mix, strict=True)), reverse=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000,1000000")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "lcm-bench")
+    parser.add_argument(
+        "--per-query",
+        type=int,
+        default=0,
+        metavar="N",
+        help="instead: each query's CPU time, the best of N runs (sum, median, slowest five)",
+    )
     args = parser.parse_args(argv)
     args.dir.mkdir(parents=True, exist_ok=True)
+    if args.per_query > 0:
+        for size in (int(s) for s in args.sizes.split(",")):
+            path = args.dir / f"prestep-{size}.sqlite"
+            sessions = build(path, size)
+            timed = per_query(path, sessions[len(sessions) // 2], args.per_query)
+            ms = [t for t, _ in timed]
+            print(
+                f"{size:,} events: sum {sum(ms):.1f} ms, median {statistics.median(ms):.2f}, "
+                f"third slowest (the p95 of 48) {ms[2]:.2f}"
+            )
+            for t, query in timed[:5]:
+                print(f"  {t:6.2f}  {query}")
+        return 0
     print("| stored events | pre-step p50 ms | pre-step p95 ms | floor p50 ms | floor p95 ms "
           "| p95 ratio | target p95 ms | meets |")  # fmt: skip
     print("|---:|---:|---:|---:|---:|---:|---:|:--:|")
