@@ -19,6 +19,7 @@ from lcm_core.store.models import (
     TaskState,
     ValidationLog,
 )
+from lcm_core.store.queries import log_retention_query
 from lcm_store_duckdb.admin import AdminMixin
 from lcm_store_duckdb.fetch import fetch_dict
 
@@ -272,14 +273,7 @@ class RecordsMixin(AdminMixin):
                     rows.dumps(list(log.errors)),
                 ),
             )
-            # The rows past the newest `keep` are those at or below the next newest id:
-            # one cut-off found on the (session, id) index, not a test of every row.
-            raw.execute(
-                "DELETE FROM assembly_logs WHERE session_id = ? AND id <= ("
-                "SELECT id FROM assembly_logs WHERE session_id = ? "
-                "ORDER BY id DESC LIMIT 1 OFFSET ?)",
-                (log.session_id, log.session_id, keep),
-            )
+            raw.execute(*log_retention_query(log.session_id, keep))
         return new_id
 
     def list_assembly_logs(self, session_id: str, *, limit: int | None = None) -> list[AssemblyLog]:

@@ -20,6 +20,7 @@ from lcm_core.store.models import (
     TaskState,
     ValidationLog,
 )
+from lcm_core.store.queries import log_retention_query
 
 if TYPE_CHECKING:
     from lcm_store_postgres.connection import Connection
@@ -304,14 +305,7 @@ class RecordsMixin:
                     rows.dumps(list(log.errors)),
                 ),
             )
-            # The rows past the newest `keep` are those at or below the next newest id:
-            # one cut-off found on the (session, id) index, not a test of every row.
-            raw.execute(
-                "DELETE FROM assembly_logs WHERE session_id = %s AND id <= ("
-                "SELECT id FROM assembly_logs WHERE session_id = %s "
-                "ORDER BY id DESC LIMIT 1 OFFSET %s)",
-                (log.session_id, log.session_id, keep),
-            )
+            raw.execute(*log_retention_query(log.session_id, keep, mark="%s"))
         new = cursor.fetchone()
         return 0 if new is None else int(new["id"])
 

@@ -19,6 +19,7 @@ from lcm_core.store.models import (
     TaskState,
     ValidationLog,
 )
+from lcm_core.store.queries import log_retention_query
 
 if TYPE_CHECKING:
     from lcm_store_sqlite.connection import Connection
@@ -258,14 +259,7 @@ class RecordsMixin:
                     rows.dumps(list(log.errors)),
                 ),
             )
-            # The rows past the newest `keep` are those at or below the next newest id:
-            # one cut-off found on the (session, id) index, not a test of every row.
-            raw.execute(
-                "DELETE FROM assembly_logs WHERE session_id = ? AND id <= ("
-                "SELECT id FROM assembly_logs WHERE session_id = ? "
-                "ORDER BY id DESC LIMIT 1 OFFSET ?)",
-                (log.session_id, log.session_id, keep),
-            )
+            raw.execute(*log_retention_query(log.session_id, keep))
         return int(cursor.lastrowid or 0)
 
     def list_assembly_logs(self, session_id: str, *, limit: int | None = None) -> list[AssemblyLog]:
