@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -285,6 +286,18 @@ class RecordsMixin(AdminMixin):
         return [
             rows.assembly_log_from_row(r) for r in self._all("list assembly logs", sql, *params)
         ]
+
+    def rewrite_assembly_log_reasons(self, log_id: int, reasons: Sequence[dict[str, Any]]) -> bool:
+        key = (int(log_id),)
+        with self._db.transaction(), self._db.guarded("rewrite assembly log") as raw:
+            if fetch_dict(raw.execute("SELECT id FROM assembly_logs WHERE id = ?", key)) is None:
+                return False
+            self._db.remember("assembly_logs", "id = ?", key)
+            raw.execute(
+                "UPDATE assembly_logs SET reasons_json = ? WHERE id = ?",
+                (rows.dumps(list(reasons)), *key),
+            )
+        return True
 
     def add_validation_log(self, log: ValidationLog) -> int:
         with self._db.transaction(), self._db.guarded("add validation log") as raw:

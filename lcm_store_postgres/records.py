@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -318,6 +319,14 @@ class RecordsMixin:
                     (session_id, None if limit is None else max(0, limit)),
                 )
             ]
+
+    def rewrite_assembly_log_reasons(self, log_id: int, reasons: Sequence[dict[str, Any]]) -> bool:
+        with self._db.transaction(), self._db.guarded("rewrite assembly log") as raw:
+            cursor = raw.execute(
+                "UPDATE assembly_logs SET reasons_json = %s WHERE id = %s",
+                (rows.dumps(list(reasons)), int(log_id)),
+            )
+        return cursor.rowcount > 0
 
     def add_validation_log(self, log: ValidationLog) -> int:
         with self._db.transaction(), self._db.guarded("add validation log") as raw:

@@ -68,6 +68,8 @@ def _render_forget(d: dict[str, Any]) -> str:
         )
     if d["task_entries_removed"]:
         lines.append(f"removed {d['task_entries_removed']} task-state entries quoting it")
+    if d["log_entries_erased"]:
+        lines.append(f"erased it from {d['log_entries_erased']} assembly log(s) that recorded it")
     lines.append(f"file: {d['scrub'].get('checkpoint', 'not scrubbed')}")
     return "\n".join(lines)
 

@@ -22,8 +22,9 @@ say so with `readOnlyHint`, the two that write say what they change):
   `{session, injected, text, item_ids, evidence_refs, explain}` (`explain` is an assembly
   as above, without an id).
 - `memory_forget {id, reason?}` (destructive) -> `{session_id, items[], events[],
-  still_superseded[], kept_from_same_events[], task_entries_removed, already_forgotten,
-  scrub}`: the item and its source events' text erased, rows kept as tombstones.
+  still_superseded[], kept_from_same_events[], task_entries_removed, log_entries_erased,
+  already_forgotten, scrub}`: the item and its source events' text erased, rows kept as
+  tombstones.
 - `memory_remember {text, kind?, session?}` -> `{created, seq, item: {id, session, kind,
   evidence_type, content, source_refs}}`: the user's words as a `user_explicit` item.
 
@@ -259,7 +260,7 @@ def build_server(db_url: str, config: Config) -> Any:
         "stay as tombstones (id, seq, type, who/when/why), so it never returns in a search, "
         "a block or an export. The item it had replaced stays superseded. Returns "
         "{session_id, items[], events[], still_superseded[], kept_from_same_events[], "
-        "task_entries_removed, already_forgotten, scrub}.",
+        "task_entries_removed, log_entries_erased, already_forgotten, scrub}.",
     )
     def memory_forget(
         id: Annotated[str, Field(description="The memory item id (mem_...) to forget.")],

@@ -28,7 +28,7 @@ from lcm_core.store.models import Event, ItemChange, MemoryEvent, MemoryItem, Ta
 from lcm_core.store.ports import MemoryStore, SupportsScrub
 from lcm_core.text.conditions import find_conditions
 from lcm_core.text.numbers import parse_quantities
-from lcm_core.text.tokens import fingerprint, sha256_hex, stable_item_id
+from lcm_core.text.tokens import fingerprint, normalize_text, sha256_hex, stable_item_id
 
 USER: Final = "user"
 REMEMBER_TYPE: Final = "memory/remember"
@@ -55,6 +55,8 @@ class ForgetReport:
     # Other items from the same messages: they keep their content (their source is gone).
     kept_from_same_events: list[str] = field(default_factory=list)
     task_entries_removed: int = 0
+    # Assembly logs whose record of the step's own text quoted the erased text.
+    log_entries_erased: int = 0
     already_forgotten: bool = False
     scrub: dict[str, Any] = field(default_factory=dict)
 
@@ -146,6 +148,7 @@ def _erase_item(
         if old is not None and old.status == "superseded" and old.superseded_by == item.id:
             report.still_superseded.append(old_id)
     report.task_entries_removed += _scrub_task_state(store, item.session_id, [item.content])
+    report.log_entries_erased += _scrub_logs(store, item.session_id, [item.content])
 
 
 def _erase_events(
@@ -156,6 +159,38 @@ def _erase_events(
         if store.forget_event(session_id, seq) is not None:
             report.events.append(seq)
     report.task_entries_removed += _scrub_task_state(store, session_id, texts)
+    report.log_entries_erased += _scrub_logs(store, session_id, texts)
+
+
+def _scrub_logs(store: MemoryStore, session_id: str, texts: Sequence[str]) -> int:
+    """Blank the step's own words an assembly log kept where they quote erased text: the
+    `query` reason (text and terms) and the exact terms other reasons say they matched, so
+    `explain` and an export never show them again."""
+    wanted = [normalize_text(t) for t in texts if t.strip()]
+    if not wanted:
+        return 0
+    changed = 0
+    for log in store.list_assembly_logs(session_id):
+        if log.id is not None and _quotes_erased(log.reasons, wanted):
+            reasons = tuple(_without_query_words(reason) for reason in log.reasons)
+            changed += int(store.rewrite_assembly_log_reasons(log.id, reasons))
+    return changed
+
+
+def _quotes_erased(reasons: Sequence[dict[str, Any]], wanted: Sequence[str]) -> bool:
+    # The log keeps the step's normalised text cut to its first characters: it quotes an
+    # erased text when either holds the other.
+    for reason in reasons:
+        said = reason.get("text")
+        if reason.get("kind") == "query" and isinstance(said, str) and said.strip():
+            return any(said in text or text in said for text in wanted)
+    return False
+
+
+def _without_query_words(reason: dict[str, Any]) -> dict[str, Any]:
+    if reason.get("kind") == "query":
+        return {"kind": "query", "text": "", "terms": [], "erased": True}
+    return {**reason, "exact": []} if reason.get("exact") else reason
 
 
 def _scrub_task_state(store: MemoryStore, session_id: str, texts: Sequence[str]) -> int:

@@ -239,6 +239,11 @@ class LogStore(Protocol):
         """Newest first."""
         ...
 
+    def rewrite_assembly_log_reasons(self, log_id: int, reasons: Sequence[dict[str, Any]]) -> bool:
+        """Replace one log row's reasons (a forget erases the words they quote); False when
+        no row has that id. Nothing else of the row changes."""
+        ...
+
     def add_validation_log(self, log: ValidationLog) -> int: ...
 
     def list_validation_logs(

@@ -86,6 +86,28 @@ class LogContract(StoreContractBase):
         assert [log.message_seq for log in store.list_assembly_logs("s2")] == [3, 2, 1, 0]
         assert [log.message_seq for log in store.list_assembly_logs("s1")] == [4, 3]
 
+    def test_rewriting_reasons_changes_only_those_reasons(self, store: MemoryStore) -> None:
+        """rewrite_assembly_log_reasons replaces one row's reasons; the row's other fields
+        and every other row stay as written."""
+        said = {"kind": "query", "text": CHINESE, "terms": ["预算", "3000"]}
+        first = store.add_assembly_log(
+            assembly("s1", 1, reasons=(said,), item_ids=("mem_a",), created_at=T0), retention=10
+        )
+        store.add_assembly_log(assembly("s1", 2, reasons=(said,)), retention=10)
+        store.add_assembly_log(assembly("s2", 1, reasons=(said,)), retention=10)
+        before = {s: store.list_assembly_logs(s) for s in ("s1", "s2")}
+        erased = ({"kind": "query", "text": "", "terms": [], "erased": True},)
+        assert store.rewrite_assembly_log_reasons(first, erased) is True
+        newer, older = store.list_assembly_logs("s1")
+        assert older == dataclasses.replace(before["s1"][1], reasons=erased)
+        assert newer == before["s1"][0] and store.list_assembly_logs("s2") == before["s2"]
+
+    def test_rewriting_an_unknown_log_changes_nothing(self, store: MemoryStore) -> None:
+        """rewriting the reasons of an id no row has answers False and writes nothing."""
+        kept = store.add_assembly_log(assembly("s1", 1, reasons=({"k": 1},)), retention=10)
+        assert store.rewrite_assembly_log_reasons(kept + 1000, ({"k": 2},)) is False
+        assert [log.reasons for log in store.list_assembly_logs("s1")] == [({"k": 1},)]
+
     def test_validation_log_round_trip(self, store: MemoryStore) -> None:
         """a validation log comes back with every field and JSON payload as written."""
         log = ValidationLog(

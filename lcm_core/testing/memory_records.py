@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from lcm_core.clock import utc_now_iso
 from lcm_core.store import records, rows
@@ -106,6 +108,16 @@ class MemoryRecordsMixin:
     def list_assembly_logs(self, session_id: str, *, limit: int | None = None) -> list[AssemblyLog]:
         newest = self._newest("assembly_logs", session_id, limit)
         return [rows.assembly_log_from_row(row) for row in newest]
+
+    def rewrite_assembly_log_reasons(self, log_id: int, reasons: Sequence[dict[str, Any]]) -> bool:
+        row = self._db.get("assembly_logs", int(log_id))
+        if row is None:
+            return False
+        with self._db.transaction():
+            self._db.put(
+                "assembly_logs", int(log_id), {**row, "reasons_json": rows.dumps(list(reasons))}
+            )
+        return True
 
     def add_validation_log(self, log: ValidationLog) -> int:
         with self._db.transaction():

@@ -96,10 +96,15 @@ class TransactionContract(StoreContractBase):
         """a caught inner failure restores every row its writes replaced, pruned or deleted."""
         populate(store, "s1")
         populate(store, "s2")
+        logged = store.add_assembly_log(
+            AssemblyLog("s1", "pre-step", 100, 5, reasons=({"kind": "query", "text": CHINESE},)),
+            retention=10,
+        )
         before = {table: list(store.export_rows(table)) for table in TABLES}
         with store.transaction():
             try:
                 with store.transaction():
+                    assert store.rewrite_assembly_log_reasons(logged, ({"kind": "query"},))
                     store.add_assembly_log(AssemblyLog("s1", "pre-step", 100, 5), retention=1)
                     store.record_pending("s1", 1, "again")
                     store.put_task_state(TaskState("s1", goal="replaced"))

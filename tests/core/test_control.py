@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from typing import Any
 
 import pytest
 
 from lcm_core import usecases
+from lcm_core.assembly.log import assemble_and_log
+from lcm_core.assembly.step import StepMessage
 from lcm_core.config import load_config
 from lcm_core.extraction.control import ControlError, pinned_ids
 from lcm_core.extraction.reextract import reextract_session
@@ -64,6 +68,31 @@ def test_forget_drops_task_state_entries_quoting_the_text(script: Any) -> None:
     state = script.store.get_task_state(script.session_id)
     assert state is not None and state.progress == ("写好了迁移脚本",)
     assert state.goal == "迁移数据库" and report.task_entries_removed == 1
+
+
+def test_forget_erases_the_step_text_an_assembly_log_recorded(script: Any) -> None:
+    """A step whose own text was the forgotten message keeps no copy of it in its log
+    (text and terms); the log of another step, and the rest of the row, stay as written."""
+    script.user(1, "我的银行卡密码是 884412，别告诉别人")
+    script.user(2, "上次的预算是 884412 日元")
+    config = load_config({})
+    for said in ("我的银行卡密码是 884412，别告诉别人", "预算是多少？"):
+        assemble_and_log(
+            script.store, script.session_id, [StepMessage("user", said, "user")], config
+        )
+    kept, secret = script.store.list_assembly_logs(script.session_id)
+    report = usecases.forget_event(script.store, script.session_id, 1)
+    after_kept, after_secret = script.store.list_assembly_logs(script.session_id)
+    assert report.log_entries_erased == 1 and after_kept == kept
+    assert "884412" not in json.dumps(after_secret.reasons, ensure_ascii=False)
+    assert after_secret.reasons[0] == {"kind": "query", "text": "", "terms": [], "erased": True}
+    # The exact terms other reasons matched (884412 in seq 2) were the step's words too.
+    assert any(r.get("exact") for r in secret.reasons)
+    assert [r.get("exact", []) for r in after_secret.reasons if r["kind"] != "query"] == [
+        [] for r in secret.reasons if r["kind"] != "query"
+    ]
+    assert [r["kind"] for r in after_secret.reasons] == [r["kind"] for r in secret.reasons]
+    assert dataclasses.replace(after_secret, reasons=secret.reasons) == secret
 
 
 def test_remember_checks_its_input(script: Any) -> None:

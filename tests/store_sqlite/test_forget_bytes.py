@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from lcm_core import usecases
+from lcm_core.assembly.log import assemble_and_log
+from lcm_core.assembly.step import StepMessage
+from lcm_core.config import load_config
 from lcm_core.store.models import Event
 from lcm_core.testing.builders import make_item
 from lcm_store_sqlite import SQLiteMemoryStore
@@ -51,6 +55,24 @@ def test_forget_leaves_no_byte_of_the_text_while_another_handle_is_open(tmp_path
         assert writer.integrity_check() == []
     finally:
         reader.close()
+        writer.close()
+
+
+def test_forget_leaves_no_byte_of_a_step_text_the_assembly_log_kept(tmp_path: Path) -> None:
+    """A pre-step whose own text was the message logs it (explain shows the step's text);
+    forgetting the message erases that copy too, from the file and the WAL."""
+    path = tmp_path / "m.sqlite"
+    writer, item_id = _store_with_secret(path)
+    try:
+        step = [StepMessage("user", SECRET, "user")]
+        assemble_and_log(writer, "s1", step, load_config({}))
+        (logged,) = writer.list_assembly_logs("s1")
+        assert SECRET in json.dumps(logged.reasons, ensure_ascii=False)
+        report = usecases.forget(writer, item_id)
+        assert report.log_entries_erased == 1 and report.scrub == {"checkpoint": "complete"}
+        assert [m for m in MARKS if m.encode() in _bytes(path)] == []
+        assert writer.integrity_check() == []
+    finally:
         writer.close()
 
 
