@@ -14,6 +14,14 @@ floor p95 + 5 ms, and under 50 ms at 1M events.
     python benchmarks/prestep_latency.py                   # 1k, 10k, 100k, 1M
     python benchmarks/prestep_latency.py --sizes 1000,10000 --runs 3
     python benchmarks/prestep_latency.py --sizes 1000 --per-query 7   # CPU time per query
+    python benchmarks/prestep_latency.py --sizes 1000 --instructions 2,9,21   # valgrind
+
+`--instructions` counts the machine instructions of one step of the named queries (their
+indexes in the mix, or `all`) and of one floor query, under valgrind's callgrind: the
+count of a run that repeats them minus that of a run that only warms up. The same build,
+file and queries give the same count whatever else the machine is doing, so two builds
+compare exactly where times on a busy machine do not. `--config FILE` merges settings
+over the defaults for the pre-steps.
 """
 
 from __future__ import annotations
@@ -21,8 +29,11 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
+import shutil
 import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -279,6 +290,63 @@ def per_query(path: Path, session: str, repeats: int) -> list[tuple[float, str]]
     return sorted(((ms * 1000, query) for ms, query in zip(best, mix, strict=True)), reverse=True)
 
 
+def replay(
+    path: Path, session: str, picked: list[int], repeat: int, overrides: dict, *, floor: bool
+) -> None:
+    """Warm up on the whole mix, then run the picked pre-steps and floor queries `repeat`
+    times, untimed: the workload `--instructions` counts under callgrind."""
+    store = SQLiteMemoryStore(path)
+    raw = sqlite3.connect(path)
+    config = load_config(overrides)
+    mix = queries(session)
+    floor_sql = "SELECT rowid, bm25(memory_fts) FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT 100"
+    try:
+        for query in mix:
+            assemble_and_log(store, session, [StepMessage("user", query, "user")], config)
+        for _ in range(repeat):
+            for index in picked:
+                messages = [StepMessage("user", mix[index], "user")]
+                if floor:
+                    expr = floor_sql_terms(mix[index])
+                    if expr:
+                        raw.execute(floor_sql, (expr,)).fetchall()
+                else:
+                    assemble_and_log(store, session, messages, config)
+    finally:
+        raw.close()
+        store.close()
+
+
+def instructions(args: argparse.Namespace, size: int, picked: list[int]) -> dict[str, float]:
+    """Instructions per pre-step and per floor query of the picked queries (callgrind)."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        raise SystemExit("--instructions needs valgrind on PATH (Debian: apt install valgrind)")
+    repeat = 2
+
+    def counted(times: int, floor: bool) -> int:
+        command = [
+            valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
+            __file__, "--sizes", str(size), "--dir", str(args.dir), "--replay",
+            ",".join(map(str, picked)), "--repeat", str(times),
+        ]  # fmt: skip
+        if args.config is not None:
+            command += ["--config", str(args.config)]
+        if floor:
+            command.append("--floor")
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        found = re.search(r"Collected : (\d+)", done.stderr)
+        if done.returncode != 0 or found is None:
+            raise SystemExit(f"callgrind run failed: {done.stderr.strip()[-300:]}")
+        return int(found.group(1))
+
+    steps = repeat * len(picked)
+    return {
+        "pre-step": (counted(repeat, False) - counted(0, False)) / steps,
+        "floor": (counted(repeat, True) - counted(0, True)) / steps,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000,1000000")
@@ -291,8 +359,37 @@ def main(argv: list[str] | None = None) -> int:
         metavar="N",
         help="instead: each query's CPU time, the best of N runs (sum, median, slowest five)",
     )
+    parser.add_argument(
+        "--instructions",
+        metavar="QUERIES",
+        help="instead: instructions per step of these queries (indexes in the mix, or all) "
+        "and per floor query, under valgrind's callgrind",
+    )
+    parser.add_argument("--config", type=Path, help="a JSON settings file for the pre-steps")
+    parser.add_argument("--replay", help=argparse.SUPPRESS)
+    parser.add_argument("--repeat", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--floor", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.dir.mkdir(parents=True, exist_ok=True)
+    overrides = json.loads(args.config.read_text(encoding="utf-8")) if args.config else {}
+    if args.replay is not None or args.instructions is not None:
+        size = int(args.sizes.split(",")[0])
+        path = args.dir / f"prestep-{size}.sqlite"
+        sessions = build(path, size)
+        wanted = args.replay if args.replay is not None else args.instructions
+        count = len(queries(sessions[len(sessions) // 2]))
+        picked = list(range(count)) if wanted == "all" else [int(i) for i in wanted.split(",")]
+        if args.replay is not None:
+            session = sessions[len(sessions) // 2]
+            replay(path, session, picked, args.repeat, overrides, floor=args.floor)
+            return 0
+        counts = instructions(args, size, picked)
+        print(
+            f"{size:,} events, queries {wanted}: {counts['pre-step'] / 1e6:.2f} M instructions "
+            f"per pre-step, {counts['floor'] / 1e6:.3f} M per floor query "
+            f"({counts['pre-step'] / counts['floor']:.0f}x)"
+        )
+        return 0
     if args.per_query > 0:
         for size in (int(s) for s in args.sizes.split(",")):
             path = args.dir / f"prestep-{size}.sqlite"
