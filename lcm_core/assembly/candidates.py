@@ -35,6 +35,7 @@ from lcm_core.retrieval.project import project_scope
 from lcm_core.retrieval.rank import (
     ALREADY_SHOWN,
     Omission,
+    Ranking,
     ablated,
     newest_source_seq,
     source_seqs,
@@ -44,8 +45,10 @@ from lcm_core.retrieval.shown import Shown, entry_key
 from lcm_core.store.models import MemoryItem, Rule
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.block_words import BlockWords, block_words
+from lcm_core.text.lazy_regex import lazy_compile
 from lcm_core.text.query import QuerySignals, query_signals, search_terms
 from lcm_core.text.relevance import query_terms
+from lcm_core.text.tokens import normalize_text, per_text_cache
 
 # Returns the resident skill core lines and the task-relevant rules for a query.
 RuleProvider = Callable[[MemoryStore, QuerySignals, Config], tuple[Sequence[str], Sequence[Rule]]]
@@ -57,6 +60,7 @@ _LANGUAGE_WINDOW: Final = 64
 _DISPUTED_SHOWN: Final = 6
 # Why a selected item's source is not quoted while the item is in the resident section.
 RESIDENT_SOURCE: Final = "source of a resident item; the item itself is restated"
+_RUN_RE: Final = lazy_compile(r"[^\W_]+")
 
 
 def session_words(
@@ -311,7 +315,8 @@ def collect_candidates(
             continue
         if current_text("evidence", row.ref, row.text):
             entry = evidence_entry(row, max_chars, words, terms.weights, snippet_chars)
-            candidates.append(Candidate("evidence", row.ref, entry))
+            said_by = row.item_ids if _says_every_word(row.text, row.item_ids, ranking) else ()
+            candidates.append(Candidate("evidence", row.ref, entry, said_by))
     old_task = state.superseded if state is not None else ()
     current = [*resident, *(r.item for r in ranking.selected if r.item.id not in resident_ids)]
     candidates.extend(
@@ -335,3 +340,20 @@ def collect_candidates(
     ]
     omitted = [*ranking.omitted, *evidence.omitted, *restated, *current_text.omitted]
     return candidates, omitted, reasons, has_history
+
+
+def _says_every_word(text: str, item_ids: Sequence[str], ranking: Ranking) -> bool:
+    """True when the selected items citing a turn hold every word of it: quoting the turn
+    beside them repeats them (the item shows its source seq and date)."""
+    contents = [r.item.content for r in ranking.selected if r.item.id in item_ids]
+    if not contents or len(contents) < len(item_ids):
+        return False
+    turn = _words(text)
+    return bool(turn) and turn <= frozenset().union(*(_words(c) for c in contents))
+
+
+@per_text_cache(maxsize=4096)
+def _words(text: str) -> frozenset[str]:
+    """A text's runs of letters and digits, casefolded: every number however short, and a
+    Chinese phrase whole, so a changed digit or a dropped 不 is a word the item lacks."""
+    return frozenset(run.casefold() for run in _RUN_RE.findall(normalize_text(text)))

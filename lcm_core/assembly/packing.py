@@ -29,6 +29,9 @@ class Candidate:
     section: str
     ref: str
     text: str
+    # Entries that together say every word of this one (a quoted turn's items): when all
+    # of them are in the block, this one adds nothing and is left out.
+    said_by: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +87,10 @@ def pack(
         for candidate in (c for c in candidates if c.section == section):
             if candidate.ref in placed:
                 reason = f"already in the {placed[candidate.ref]} section of this block"
+                omitted.append(Omission(section, candidate.ref, reason))
+                continue
+            if candidate.said_by and all(ref in placed for ref in candidate.said_by):
+                reason = f"{', '.join(candidate.said_by)} in this block says every word of it"
                 omitted.append(Omission(section, candidate.ref, reason))
                 continue
             need = cost(candidate.text + "\n") + (0 if lines else title_cost)

@@ -18,7 +18,7 @@ from lcm_core.retrieval.evidence import gather_evidence
 from lcm_core.retrieval.shown import OWN_SOURCE_KIND, ShownItems, logged_shown
 from lcm_core.store.models import TaskState
 from lcm_core.testing.builders import make_item
-from lcm_core.text.block_words import EN
+from lcm_core.text.block_words import EN, ZH
 from lcm_core.text.query import query_signals
 from lcm_core.text.tokens import estimate_tokens
 
@@ -236,3 +236,19 @@ def test_the_steps_own_correction_holds_the_old_number_back(script: Any) -> None
     assert reasons["seq:1"] == "holds 6432, which this step's own message replaces"
     # A step that corrects nothing still finds the decision.
     assert old.id in assemble(script.store, S, say("which staging database port?"), turn=2).item_ids
+
+
+def test_a_quote_its_items_repeat_goes_only_when_they_are_in_the_block() -> None:
+    """An entry `said_by` others is left out when all of them were packed, and kept when
+    one of them did not fit: the words are never lost from the block."""
+    item = Candidate("memory", "mem_a", "- [mem mem_a] 约束: " + "预算不超过3000元 " * 8)
+    quote = Candidate("evidence", "seq:1", "- [ev seq:1]\n  > 预算不超过3000元", ("mem_a",))
+    _, _, _, kept, omitted = pack([item, quote], 3000, estimate_tokens)
+    assert [c.ref for c in kept] == ["mem_a"]
+    assert [(o.ref, o.reason) for o in omitted] == [
+        ("seq:1", "mem_a in this block says every word of it")
+    ]
+    header = estimate_tokens(ZH.header + "\n")
+    small = header + estimate_tokens("\n" + ZH.section_titles["evidence"] + "\n") + 20
+    _, _, _, kept, omitted = pack([item, quote], small, estimate_tokens)
+    assert [c.ref for c in kept] == ["seq:1"] and [o.ref for o in omitted] == ["mem_a"]

@@ -575,13 +575,14 @@ def english_question_chinese_constraint(s: Any) -> list[Step]:
 @scenario
 def chinese_question_english_constraint(s: Any) -> list[Step]:
     """A Chinese question about a rule stated in English: the bridge (端口/port) brings the
-    constraint and its source turn into the block."""
+    constraint into the block; its source turn, which says no word more, is not quoted again."""
     s.user(1, "the API must listen on port 8080, never on 80", turn=1)
     s.assistant(2, "Understood, 8080 it is.", turn=1)
     item = s.item("the API must listen on port 8080, never on 80", [1], kind="constraint")
     s.user(3, "午饭吃了面条，下午继续写测试", turn=2)
     result = assemble(s.store, s.session_id, [say("服务的端口是多少？")], turn=3)
-    assert item.id in result.item_ids and "seq:1" in result.evidence_refs
+    assert item.id in result.item_ids and "seq:1" not in result.evidence_refs
+    assert any(o.ref == "seq:1" and "says every word" in o.reason for o in result.omitted)
     return [("pre-step", result)]
 
 
