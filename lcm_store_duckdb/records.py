@@ -20,7 +20,7 @@ from lcm_core.store.models import (
     TaskState,
     ValidationLog,
 )
-from lcm_core.store.queries import log_retention_query
+from lcm_core.store.queries import log_reasons_query, log_retention_query
 from lcm_store_duckdb.admin import AdminMixin
 from lcm_store_duckdb.fetch import fetch_dict
 
@@ -293,10 +293,7 @@ class RecordsMixin(AdminMixin):
             if fetch_dict(raw.execute("SELECT id FROM assembly_logs WHERE id = ?", key)) is None:
                 return False
             self._db.remember("assembly_logs", "id = ?", key)
-            raw.execute(
-                "UPDATE assembly_logs SET reasons_json = ? WHERE id = ?",
-                (rows.dumps(list(reasons)), *key),
-            )
+            raw.execute(*log_reasons_query(log_id, reasons))
         return True
 
     def add_validation_log(self, log: ValidationLog) -> int:

@@ -21,7 +21,7 @@ from lcm_core.store.models import (
     TaskState,
     ValidationLog,
 )
-from lcm_core.store.queries import log_retention_query
+from lcm_core.store.queries import log_reasons_query, log_retention_query
 
 if TYPE_CHECKING:
     from lcm_store_postgres.connection import Connection
@@ -322,10 +322,7 @@ class RecordsMixin:
 
     def rewrite_assembly_log_reasons(self, log_id: int, reasons: Sequence[dict[str, Any]]) -> bool:
         with self._db.transaction(), self._db.guarded("rewrite assembly log") as raw:
-            cursor = raw.execute(
-                "UPDATE assembly_logs SET reasons_json = %s WHERE id = %s",
-                (rows.dumps(list(reasons)), int(log_id)),
-            )
+            cursor = raw.execute(*log_reasons_query(log_id, reasons, mark="%s"))
         return cursor.rowcount > 0
 
     def add_validation_log(self, log: ValidationLog) -> int:

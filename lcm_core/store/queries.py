@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from lcm_core.store import rows
 from lcm_core.store.errors import StoreError
 from lcm_core.store.models import EXPORT_ORDER, SESSION_TABLES, TABLES
 from lcm_core.text.tokens import MIN_INDEXED_TERM_CHARS, search_terms
@@ -67,6 +68,12 @@ def log_retention_query(session_id: str, keep: int, *, mark: str = "?") -> Query
         f"ORDER BY id DESC LIMIT 1 OFFSET {mark})"
     )
     return sql, (session_id, session_id, keep)
+
+
+def log_reasons_query(log_id: int, reasons: Sequence[Any], *, mark: str = "?") -> Query:
+    """Replace one assembly log's reasons (a forget erases the words they quote)."""
+    sql = f"UPDATE assembly_logs SET reasons_json = {mark} WHERE id = {mark}"
+    return sql, (rows.dumps(list(reasons)), int(log_id))
 
 
 def export_query(table: str, session_id: str | None = None, *, mark: str = "?") -> Query:
