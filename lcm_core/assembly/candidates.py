@@ -46,7 +46,12 @@ from lcm_core.store.models import MemoryItem, Rule
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.block_words import BlockWords, block_words
 from lcm_core.text.lazy_regex import lazy_compile
-from lcm_core.text.query import QuerySignals, query_signals, search_terms
+from lcm_core.text.query import (
+    LOGGED_QUERY_CHARS,
+    QuerySignals,
+    query_signals,
+    search_terms,
+)
 from lcm_core.text.relevance import query_terms
 from lcm_core.text.tokens import normalize_text, per_text_cache
 
@@ -332,7 +337,11 @@ def collect_candidates(
         )
     )
     reasons: list[dict[str, Any]] = [
-        {"kind": "query", "text": signals.text[:200], "terms": list(signals.tokens[:40])},
+        {
+            "kind": "query",
+            "text": signals.text[:LOGGED_QUERY_CHARS],
+            "terms": list(signals.tokens[:40]),
+        },
         {"kind": "compaction", **status.to_dict()},
         {"kind": "resident", "pending": [item.id for item in resident]},
         *({"kind": "item", **ranked.to_dict()} for ranked in ranking.selected),

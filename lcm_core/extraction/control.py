@@ -28,6 +28,7 @@ from lcm_core.store.models import Event, ItemChange, MemoryEvent, MemoryItem, Ta
 from lcm_core.store.ports import MemoryStore, SupportsScrub
 from lcm_core.text.conditions import find_conditions
 from lcm_core.text.numbers import parse_quantities
+from lcm_core.text.query import LOGGED_QUERY_CHARS
 from lcm_core.text.tokens import fingerprint, normalize_text, sha256_hex, stable_item_id
 
 USER: Final = "user"
@@ -179,12 +180,19 @@ def _scrub_logs(store: MemoryStore, session_id: str, texts: Sequence[str]) -> in
 
 def _quotes_erased(reasons: Sequence[dict[str, Any]], wanted: Sequence[str]) -> bool:
     # The log keeps the step's normalised text cut to its first characters: it quotes an
-    # erased text when either holds the other.
+    # erased text when either holds the other, or when the cut runs through the erased
+    # text and leaves its beginning at the end.
     for reason in reasons:
         said = reason.get("text")
         if reason.get("kind") == "query" and isinstance(said, str) and said.strip():
-            return any(said in text or text in said for text in wanted)
+            return any(said in text or text in said or _cut_through(said, text) for text in wanted)
     return False
+
+
+def _cut_through(said: str, text: str) -> bool:
+    if len(said) < LOGGED_QUERY_CHARS:
+        return False
+    return any(said.endswith(text[:size]) for size in range(2, min(len(text), len(said))))
 
 
 def _without_query_words(reason: dict[str, Any]) -> dict[str, Any]:

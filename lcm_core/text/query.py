@@ -24,6 +24,8 @@ from lcm_core.text.tokens import MAX_QUERY_TOKENS, normalize_text, per_text_cach
 # Cap on terms sent to the store in one search: every extra OR branch costs a posting
 # list walk, and past a few dozen terms the ranking no longer changes in practice.
 MAX_SEARCH_TERMS: Final = 48
+# An assembly log keeps this many characters of the step's text (its `query` reason).
+LOGGED_QUERY_CHARS: Final = 200
 
 # Function words live in the language packs; the query side uses the same lists.
 STOPWORDS: Final[frozenset[str]] = en.STOP_WORDS

@@ -95,6 +95,24 @@ def test_forget_erases_the_step_text_an_assembly_log_recorded(script: Any) -> No
     assert dataclasses.replace(after_secret, reasons=secret.reasons) == secret
 
 
+def test_forget_erases_the_start_of_a_message_the_log_cut_through(script: Any) -> None:
+    """A log keeps only the first characters of a step's text: when that cut runs through
+    the forgotten message, its beginning at the end of the kept text goes too."""
+    secret = "暗号是 Quokka-4412-zebra，别告诉任何人"
+    filler = "先把发布清单过一遍，" * 19  # 190 characters: the cut runs through the message
+    script.user(1, secret)
+    script.user(2, filler + secret)
+    said = filler + secret
+    config = load_config({})
+    assemble_and_log(script.store, script.session_id, [StepMessage("user", said, "user")], config)
+    (logged,) = script.store.list_assembly_logs(script.session_id)
+    kept = logged.reasons[0]["text"]
+    assert kept == filler + secret[:10]
+    report = usecases.forget_event(script.store, script.session_id, 1)
+    (after,) = script.store.list_assembly_logs(script.session_id)
+    assert report.log_entries_erased == 1 and after.reasons[0]["text"] == ""
+
+
 def test_remember_checks_its_input(script: Any) -> None:
     script.user(1, "hello")
     for text, kind in (("   ", None), ("x" * 5000, None), ("好的", "proposal")):
