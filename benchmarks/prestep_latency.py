@@ -41,9 +41,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from lcm_core.assembly.assemble import AssemblyResult
 from lcm_core.assembly.log import assemble_and_log
 from lcm_core.assembly.step import StepMessage
-from lcm_core.config import load_config
+from lcm_core.config import Config, load_config
 from lcm_core.text.query import query_signals, search_terms
 from lcm_core.text.tokens import fingerprint, sha256_hex, stable_item_id
 from lcm_store_sqlite import SQLiteMemoryStore
@@ -213,6 +214,18 @@ def queries(session: str, seed: int = 5, count: int = 48) -> list[str]:
     return out
 
 
+# The floor: one FTS5 query over the items' index with the query's terms.
+FLOOR_SQL = (
+    "SELECT rowid, bm25(memory_fts) FROM memory_fts WHERE memory_fts MATCH ? "
+    "ORDER BY rank LIMIT 100"
+)
+
+
+def pre_step(store: SQLiteMemoryStore, session: str, query: str, config: Config) -> AssemblyResult:
+    """One pre-step whose only message is the user's `query`, logged as a host's is."""
+    return assemble_and_log(store, session, [StepMessage("user", query, "user")], config)
+
+
 def floor_sql_terms(query: str) -> str | None:
     """The FTS5 expression of the terms the trigram index can serve (3+ characters)."""
     terms = [t for t in search_terms(query_signals(query)) if len(t) >= 3]
@@ -233,26 +246,24 @@ def measure(path: Path, session: str, runs: int) -> Row:
     config = load_config()
     mix = queries(session)
     fts = [floor_sql_terms(q) for q in mix]
-    floor_sql = "SELECT rowid, bm25(memory_fts) FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT 100"
     pre: list[tuple[float, float]] = []
     floor: list[tuple[float, float]] = []
     try:
         for query, expr in zip(mix, fts, strict=True):  # warm the page cache once
-            assemble_and_log(store, session, [StepMessage("user", query, "user")], config)
+            pre_step(store, session, query, config)
             if expr:
-                raw.execute(floor_sql, (expr,)).fetchall()
+                raw.execute(FLOOR_SQL, (expr,)).fetchall()
         for _ in range(runs):
             pre_times, floor_times = [], []
             for query, expr in zip(mix, fts, strict=True):
-                messages = [StepMessage("user", query, "user")]
                 start = time.perf_counter()
-                result = assemble_and_log(store, session, messages, config)
+                result = pre_step(store, session, query, config)
                 pre_times.append((time.perf_counter() - start) * 1000)
                 if result.errors:
                     raise SystemExit(f"assembly failed: {result.errors}")
                 start = time.perf_counter()
                 if expr:
-                    raw.execute(floor_sql, (expr,)).fetchall()
+                    raw.execute(FLOOR_SQL, (expr,)).fetchall()
                 floor_times.append((time.perf_counter() - start) * 1000)
             pre.append((percentile(pre_times, 0.5), percentile(pre_times, 0.95)))
             floor.append((percentile(floor_times, 0.5), percentile(floor_times, 0.95)))
@@ -279,11 +290,11 @@ def per_query(path: Path, session: str, repeats: int) -> list[tuple[float, str]]
     best = [float("inf")] * len(mix)
     try:
         for query in mix:
-            assemble_and_log(store, session, [StepMessage("user", query, "user")], config)
+            pre_step(store, session, query, config)
         for _ in range(repeats):
             for index, query in enumerate(mix):
                 start = time.process_time()
-                assemble_and_log(store, session, [StepMessage("user", query, "user")], config)
+                pre_step(store, session, query, config)
                 best[index] = min(best[index], time.process_time() - start)
     finally:
         store.close()
@@ -299,19 +310,17 @@ def replay(
     raw = sqlite3.connect(path)
     config = load_config(overrides)
     mix = queries(session)
-    floor_sql = "SELECT rowid, bm25(memory_fts) FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT 100"
     try:
         for query in mix:
-            assemble_and_log(store, session, [StepMessage("user", query, "user")], config)
+            pre_step(store, session, query, config)
         for _ in range(repeat):
             for index in picked:
-                messages = [StepMessage("user", mix[index], "user")]
                 if floor:
                     expr = floor_sql_terms(mix[index])
                     if expr:
-                        raw.execute(floor_sql, (expr,)).fetchall()
+                        raw.execute(FLOOR_SQL, (expr,)).fetchall()
                 else:
-                    assemble_and_log(store, session, messages, config)
+                    pre_step(store, session, mix[index], config)
     finally:
         raw.close()
         store.close()
