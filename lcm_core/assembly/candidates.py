@@ -9,7 +9,7 @@ earlier block still in context shows word for word is left out (`drop_shown_entr
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from lcm_core.assembly.compaction import CompactionStatus
@@ -35,7 +35,6 @@ from lcm_core.retrieval.project import project_scope
 from lcm_core.retrieval.rank import (
     ALREADY_SHOWN,
     Omission,
-    Ranking,
     ablated,
     newest_source_seq,
     source_seqs,
@@ -314,13 +313,14 @@ def collect_candidates(
     restated: list[Omission] = []
     terms = query_terms(text, bridge=not ablated(config, "bridge"))
     snippet_chars = config.assembly.snippet_chars
+    contents = {ranked.item.id: ranked.item.content for ranked in ranking.selected}
     for row in evidence.rows:
         if row.item_ids and set(row.item_ids) <= resident_ids:
             restated.append(Omission("evidence", row.ref, RESIDENT_SOURCE))
             continue
         if current_text("evidence", row.ref, row.text):
             entry = evidence_entry(row, max_chars, words, terms.weights, snippet_chars)
-            said_by = row.item_ids if _says_every_word(row.text, row.item_ids, ranking) else ()
+            said_by = row.item_ids if _says_every_word(row.text, row.item_ids, contents) else ()
             candidates.append(Candidate("evidence", row.ref, entry, said_by))
     old_task = state.superseded if state is not None else ()
     current = [*resident, *(r.item for r in ranking.selected if r.item.id not in resident_ids)]
@@ -351,10 +351,12 @@ def collect_candidates(
     return candidates, omitted, reasons, has_history
 
 
-def _says_every_word(text: str, item_ids: Sequence[str], ranking: Ranking) -> bool:
+def _says_every_word(text: str, item_ids: Sequence[str], selected: Mapping[str, str]) -> bool:
     """True when the selected items citing a turn hold every word of it: quoting the turn
-    beside them repeats them (the item shows its source seq and date)."""
-    contents = [r.item.content for r in ranking.selected if r.item.id in item_ids]
+    beside them repeats them (the item shows its source seq and date). `selected` maps
+    each selected item's id to its content."""
+    # An id cited twice, or not selected, leaves the list short: the turn is quoted.
+    contents = [selected[item_id] for item_id in set(item_ids) if item_id in selected]
     if not contents or len(contents) < len(item_ids):
         return False
     turn = _words(text)
