@@ -155,14 +155,19 @@ def list_events_query(
     limit: int | None = None,
 ) -> Query | None:
     """One session's events in seq order, within a seq range and of some types."""
+    whole = types is not None and start_seq is None and end_seq is None and limit is None
+    if whole:
+        # Some types over a whole session (compaction markers, say) are few: found by the
+        # (session, type, seq) index and sorted, not by walking every event in seq order.
+        # Seqs are never negative; the bound is there for SQLite's planner, which, once
+        # the file has statistics, scans the session for an IN over several types unless
+        # the index also serves a range (0.28 ms instead of 0.03 at 1 000 events).
+        start_seq = 0
     where = Where(dialect)
     where.compare("session_id", session_id)
     where.compare("seq", start_seq, ">=")
     where.compare("seq", end_seq, "<=")
     where.among("type", types)
-    # Some types over a whole session (compaction markers, say) are few: found by the
-    # (session, type, seq) index and sorted, not by walking every event in seq order.
-    whole = types is not None and start_seq is None and end_seq is None and limit is None
     order = dialect.sort_apart.format(column="seq") if whole else "seq"
     return None if where.empty else _select("events", where, order, limit)
 
