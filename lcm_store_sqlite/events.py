@@ -21,6 +21,10 @@ _INSERT_EVENT = (
 )
 
 
+# The widest seq window `list_events` picks from a session's copy instead of SQL.
+_WINDOW_FROM_COPY = 4096
+
+
 class EventsMixin(SearchMixin):
     """Events and archive entries; needs `self._db`."""
 
@@ -52,6 +56,25 @@ class EventsMixin(SearchMixin):
                 "SELECT * FROM events WHERE session_id = ? AND seq = ?", (session_id, seq)
             ).fetchone()
         return self._event(row, "all") if row else None
+
+    def _window(
+        self, session_id: str, start_seq: int, end_seq: int, types: Sequence[str] | None
+    ) -> list[Event] | None:
+        """A short window of a session this handle already copied (the recent messages a
+        step reads for its language), picked from the copy by seq like `get_events`."""
+        if not 0 <= end_seq - start_seq <= _WINDOW_FROM_COPY:
+            return None
+        with self._db.guarded("list events") as raw:
+            cached = self._sessions.session(raw, session_id, read=False)
+            if cached is None:
+                return None
+            index, wanted = cached.index, None if types is None else set(types)
+            found = (cached.rows[index[s]] for s in range(start_seq, end_seq + 1) if s in index)
+            return [
+                self._event(row, "search")
+                for row in found
+                if wanted is None or row["type"] in wanted
+            ]
 
     def get_events(self, session_id: str, seqs: Sequence[int]) -> list[Event]:
         wanted = sorted({int(seq) for seq in seqs})

@@ -53,6 +53,13 @@ class SqlReads:
         """One event row as an `Event`; `shape` names the query (a backend may memoise)."""
         return rows.event_from_row(row)
 
+    def _window(
+        self, session_id: str, start_seq: int, end_seq: int, types: Sequence[str] | None
+    ) -> list[Event] | None:
+        """A seq window's events (of `types`) without SQL, or None to read them with SQL
+        (a backend that holds a copy of the session may pick them from it)."""
+        return None
+
     def _item(self, row: Mapping[str, Any], shape: str) -> MemoryItem:
         """One item row as a `MemoryItem`; `shape` names the query (a backend may memoise)."""
         return rows.item_from_row(row)
@@ -100,6 +107,10 @@ class SqlReads:
         types: Sequence[str] | None = None,
         limit: int | None = None,
     ) -> list[Event]:
+        if start_seq is not None and end_seq is not None and limit is None:
+            picked = self._window(session_id, start_seq, end_seq, types)
+            if picked is not None:
+                return picked
         query = list_events_query(
             self.dialect, session_id, start_seq=start_seq, end_seq=end_seq, types=types, limit=limit
         )

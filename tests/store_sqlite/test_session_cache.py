@@ -74,6 +74,32 @@ def test_the_copy_finds_what_the_sql_scan_finds_in_the_same_order(tmp_path: Path
     assert cached.get_events("s1", seqs) == plain.get_events("s1", seqs)
 
 
+WINDOWS = (
+    {"start_seq": 2400, "end_seq": 2499, "types": ["user/message"]},
+    {"start_seq": 0, "end_seq": 64},
+    {"start_seq": 2490, "end_seq": 2600, "types": ["assistant/message", "tool/result"]},
+    {"start_seq": 100, "end_seq": 99},
+    {"start_seq": 5, "end_seq": 9, "types": []},
+    {"start_seq": 0, "end_seq": 4096, "types": ["user/message"]},
+)
+
+
+def test_a_seq_window_from_the_copy_is_what_sql_reads(tmp_path: Path) -> None:
+    """The recent-message windows a step reads come from a warm copy, event for event and
+    in seq order the same as the SQL read, and show an event another handle adds later."""
+    path = tmp_path / "m.sqlite"
+    cached = SQLiteMemoryStore(path)
+    cached.insert_events(_conversation("s1", 2500))
+    plain = SQLiteMemoryStore(path, session_cache=False)
+    assert _search(cached, "s1", ["deploy"])  # the copy is warm
+    for window in WINDOWS:
+        assert cached.list_events("s1", **window) == plain.list_events("s1", **window)
+    plain.insert_event(Event("s1", 2500, "user/message", "预算改成 青花瓷 4000元", role="user"))
+    recent = cached.list_events("s1", start_seq=2436, end_seq=2500, types=["user/message"])
+    assert recent[-1].text == "预算改成 青花瓷 4000元"
+    assert recent == plain.list_events("s1", start_seq=2436, end_seq=2500, types=["user/message"])
+
+
 @pytest.mark.parametrize("writer_is_other", [False, True])
 def test_a_warm_copy_sees_new_events_from_either_handle(
     tmp_path: Path, writer_is_other: bool
