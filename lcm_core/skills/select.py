@@ -341,6 +341,8 @@ def rule_provider(
         snapshot = rule_snapshot(store)  # one read of the rule set for the whole step
         lines = resident_core(store, config, snapshot=snapshot)
         core = [core_text(line) for line in lines]
+        if not snapshot.rules:  # no skill imported: nothing to match the task against
+            return core, []
         picked = select_rules(
             store,
             search_terms(signals),

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from lcm_core.text.lazy_regex import lazy_compile
-from lcm_core.text.tokens import CJK_RE
+from lcm_core.text.tokens import CJK_RE, per_text_cache
 
 LANGUAGES: Final = ("auto", "zh", "en")
 _LATIN_WORD_RE: Final = lazy_compile(r"[A-Za-z]{2,}")
@@ -246,11 +246,19 @@ def detect_language(texts: Iterable[str]) -> str:
     """`zh` or `en` for what the user wrote; `zh` (the original block) when it cannot tell."""
     cjk = latin = 0
     for text in texts:
-        cjk += len(CJK_RE.findall(text))
-        latin += len(_LATIN_WORD_RE.findall(text))
+        text_cjk, text_latin = _script_counts(text)
+        cjk += text_cjk
+        latin += text_latin
     if latin and cjk * LATIN_WORDS_PER_CJK < latin:
         return "en"
     return "zh"
+
+
+@per_text_cache(maxsize=1024)
+def _script_counts(text: str) -> tuple[int, int]:
+    """A text's CJK characters and Latin words (cached: every step rereads the recent
+    messages)."""
+    return len(CJK_RE.findall(text)), len(_LATIN_WORD_RE.findall(text))
 
 
 def block_words(setting: str, user_texts: Iterable[str]) -> BlockWords:
