@@ -20,7 +20,6 @@ was discussed rise together.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final, Protocol
@@ -39,8 +38,8 @@ from lcm_core.text.relevance import (
     Bag,
     Corpus,
     QueryTerms,
+    Scorer,
     asks_for_norm,
-    bm25,
     corpus_of,
     query_terms,
     saturation,
@@ -154,23 +153,25 @@ class LexicalRetriever:
         newest = store.max_event_seq(session_id)
         scope = (newest + 1) if newest is not None else len(hits)
         events = [hit.event for hit in hits]
-        corpus = corpus_of((tokens(e.text) for e in events), scope, terms)
+        bags = [tokens(e.text) for e in events]
+        corpus = corpus_of(bags, scope, terms)
         if _ablated(config, "idf"):
             corpus = Corpus(corpus.rows, {}, corpus.average_length)
-        own = {e.seq: bm25(tokens(e.text), terms, corpus) for e in events}
-        turns = self._turns(store, session_id, events, own, terms, corpus, config, tokens)
+        score = Scorer.of(terms, corpus)
+        own = {e.seq: score(bag) for e, bag in zip(events, bags, strict=True)}
+        turns = self._turns(store, session_id, events, bags, own, score, config, tokens)
         items: list[tuple[MemoryItem, float]] = []
         replaced: set[int] = set()
         if not _ablated(config, "items"):
             found = store.search_items(session_id, filters, statuses=("active",), limit=ITEM_POOL)
             for hit in found:
-                score = bm25(tokens(hit.item.content), terms, corpus)
+                relevance = score(tokens(hit.item.content))
                 for seq in _source_seqs(hit.item):
                     if seq in turns:
-                        score = max(score, turns[seq].relevance)
-                items.append((hit.item, score))
+                        relevance = max(relevance, turns[seq].relevance)
+                items.append((hit.item, relevance))
             if project_scope(config):
-                kept = self._with_project(store, session_id, filters, items, corpus, terms, tokens)
+                kept = self._with_project(store, session_id, filters, items, score, tokens)
                 # This session's statements a newer one of the project replaced are old
                 # values now: their turns are no current raw evidence either.
                 kept_ids = {item.id for item, _ in kept}
@@ -196,8 +197,7 @@ class LexicalRetriever:
         session_id: str,
         filters: Sequence[str],
         items: list[tuple[MemoryItem, float]],
-        corpus: Corpus,
-        terms: QueryTerms,
+        score: Scorer,
         tokens: _Bags,
     ) -> list[tuple[MemoryItem, float]]:
         """Add the project's other sessions' durable items, scored below this session's.
@@ -209,9 +209,7 @@ class LexicalRetriever:
         if not siblings:
             return items
         found = project_items(store, session_id, siblings, filters)
-        merged = items + [
-            (item, PROJECT_FACTOR * bm25(tokens(item.content), terms, corpus)) for item in found
-        ]
+        merged = items + [(item, PROJECT_FACTOR * score(tokens(item.content))) for item in found]
         return newest_per_subject(merged, lambda entry: entry[0])
 
     @staticmethod
@@ -219,9 +217,9 @@ class LexicalRetriever:
         store: MemoryStore,
         session_id: str,
         events: Sequence[Event],
+        bags: Sequence[Bag],
         own: dict[int, float],
-        terms: QueryTerms,
-        corpus: Corpus,
+        score: Scorer,
         config: Config,
         tokens: _Bags,
     ) -> dict[int, ScoredTurn]:
@@ -229,47 +227,64 @@ class LexicalRetriever:
         episode_weight = 0.0 if _ablated(config, "episode") else config.retrieval.episode_weight
         context: dict[int, float] = {}
         if context_weight > 0 and events:
-            best = sorted(events, key=lambda e: (-own[e.seq], e.seq))[:CONTEXT_POOL]
-            wanted = sorted({e.seq - 1 for e in best if e.seq > 0})
-            before = {e.seq: e for e in store.get_events(session_id, wanted)}
-            for event in best:
-                previous = before.get(event.seq - 1)
-                if previous is not None and previous.type in MESSAGE_TYPES:
-                    # A pooled previous turn's BM25 is its own score: the same sum.
-                    known = own.get(previous.seq)
-                    if known is None:
-                        known = bm25(tokens(previous.text), terms, corpus)
-                    context[event.seq] = known
+            context = _context_scores(store, session_id, events, own, score, tokens)
+        keys = [episode_key(e) for e in events]
         episodes: dict[str, float] = {}
         if episode_weight > 0:
-            per_term: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-            query_tokens = set(terms.weights)
-            for event in events:
-                key = episode_key(event)
-                counts = tokens(event.text).counts
-                for token in query_tokens:
-                    if token in counts:
-                        per_term[key][token] += 1
-            for key, counts in per_term.items():
-                # Summed in term order: a set's order changes with the process's hash seed,
-                # and a float sum in another order differs in its last bits.
-                episodes[key] = sum(
-                    terms.weights[t] * corpus.idf(t) * saturation(n)
-                    for t, n in sorted(counts.items())
-                )
+            episodes = _episode_scores(keys, bags, score)
         top_episode = max(episodes.values(), default=0.0)
         scored: dict[int, ScoredTurn] = {}
-        for event in events:
-            base = own[event.seq] + context_weight * context.get(event.seq, 0.0)
-            share = episodes.get(episode_key(event), 0.0) / top_episode if top_episode else 0.0
-            scored[event.seq] = ScoredTurn(
-                event,
-                base * (1.0 + episode_weight * share),
-                own[event.seq],
-                context.get(event.seq, 0.0),
-                share,
+        for event, key in zip(events, keys, strict=True):
+            seq = event.seq
+            before = context.get(seq, 0.0)
+            base = own[seq] + context_weight * before
+            share = episodes.get(key, 0.0) / top_episode if top_episode else 0.0
+            scored[seq] = ScoredTurn(
+                event, base * (1.0 + episode_weight * share), own[seq], before, share
             )
         return scored
+
+
+def _context_scores(
+    store: MemoryStore,
+    session_id: str,
+    events: Sequence[Event],
+    own: dict[int, float],
+    score: Scorer,
+    tokens: _Bags,
+) -> dict[int, float]:
+    """seq -> the BM25 of the message right before it, for the best turns by own score."""
+    context: dict[int, float] = {}
+    best = sorted(events, key=lambda e: (-own[e.seq], e.seq))[:CONTEXT_POOL]
+    wanted = sorted({e.seq - 1 for e in best if e.seq > 0})
+    before = {e.seq: e for e in store.get_events(session_id, wanted)}
+    for event in best:
+        previous = before.get(event.seq - 1)
+        if previous is not None and previous.type in MESSAGE_TYPES:
+            # A pooled previous turn's BM25 is its own score: the same sum.
+            known = own.get(previous.seq)
+            if known is None:
+                known = score(tokens(previous.text))
+            context[event.seq] = known
+    return context
+
+
+def _episode_scores(keys: Sequence[str], bags: Sequence[Bag], score: Scorer) -> dict[str, float]:
+    """Episode -> BM25 over the episode as a whole (each term counted once per turn)."""
+    per_term: dict[str, dict[str, int]] = {}
+    terms = tuple(score.factors)
+    for key, bag in zip(keys, bags, strict=True):
+        counts = bag.counts
+        for token in terms:
+            if token in counts:
+                held = per_term.setdefault(key, {})
+                held[token] = held.get(token, 0) + 1
+    # Summed in term order: a set's order changes with the process's hash seed, and a
+    # float sum in another order differs in its last bits.
+    return {
+        key: sum(score.factors[t] * saturation(n) for t, n in sorted(counts.items()))
+        for key, counts in per_term.items()
+    }
 
 
 @dataclass(frozen=True, slots=True)

@@ -174,31 +174,57 @@ def text_bag(text: str, stop: bool = True, stemmed: bool = True) -> Bag:
 
 def corpus_of(bags: Iterable[Bag], rows: int, terms: QueryTerms) -> Corpus:
     """Document frequencies of the query's terms among the given texts, in a scope of `rows`."""
-    wanted = tuple(terms.weights)
-    frequency: Counter[str] = Counter()
-    lengths = 0
-    count = 0
-    for bag in bags:
-        count += 1
-        lengths += bag.length
-        frequency.update(t for t in wanted if t in bag.counts)
-    average = lengths / count if count else 1.0
-    return Corpus(max(rows, count), dict(frequency), max(average, 1.0))
+    listed = list(bags)
+    held = [bag.counts for bag in listed]
+    # One short pass per query term, not one per text: a query has a few terms, a pool
+    # hundreds of texts. Only `get` reads the frequencies, so their order is free.
+    frequency: dict[str, int] = {}
+    for term in terms.weights:
+        having = len([1 for counts in held if term in counts])
+        if having:
+            frequency[term] = having
+    count = len(held)
+    average = sum(bag.length for bag in listed) / count if count else 1.0
+    return Corpus(max(rows, count), frequency, max(average, 1.0))
+
+
+# BM25's length normalisation parts that do not depend on the text.
+_K1_PLUS_ONE: Final = K1 + 1.0
+_ONE_LESS_B: Final = 1.0 - B
+
+
+@dataclass(frozen=True, slots=True)
+class Scorer:
+    """`bm25` for one query over one corpus, with each term's weight times idf taken once.
+
+    The sum is the same as ever, term for term in the text's order: `weight * idf` is the
+    first product of each term's part either way, so the scores are the same to the bit.
+    """
+
+    corpus: Corpus
+    factors: Mapping[str, float]  # query term -> its weight times its idf, in query order
+
+    @classmethod
+    def of(cls, terms: QueryTerms, corpus: Corpus) -> Scorer:
+        """The scorer of these query terms over this corpus."""
+        return cls(corpus, {t: w * corpus.idf(t) for t, w in terms.weights.items()})
+
+    def __call__(self, bag: Bag) -> float:
+        """Okapi BM25 of one text's bag."""
+        counts = bag.counts
+        present = [t for t in self.factors if t in counts]
+        if not present or not bag.length:
+            return 0.0
+        if len(present) > 1:
+            present.sort(key=bag.first.__getitem__)  # the text's order, as the sum always went
+        factors = self.factors
+        norm = K1 * (_ONE_LESS_B + B * bag.length / self.corpus.average_length)
+        return sum(factors[t] * counts[t] * _K1_PLUS_ONE / (counts[t] + norm) for t in present)
 
 
 def bm25(bag: Bag, terms: QueryTerms, corpus: Corpus) -> float:
     """Okapi BM25 of one text's bag for the weighted query terms."""
-    if not bag.length or terms.empty:
-        return 0.0
-    weights, counts = terms.weights, bag.counts
-    present = [t for t in weights if t in counts]
-    if not present:
-        return 0.0
-    present.sort(key=bag.first.__getitem__)  # the text's order, as the sum always went
-    norm = K1 * (1.0 - B + B * bag.length / corpus.average_length)
-    return sum(
-        weights[t] * corpus.idf(t) * counts[t] * (K1 + 1.0) / (counts[t] + norm) for t in present
-    )
+    return Scorer.of(terms, corpus)(bag)
 
 
 def saturation(count: int) -> float:
