@@ -18,6 +18,7 @@ the newer source, then to the smaller id, so the same state always yields the sa
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -129,7 +130,14 @@ class Ranking:
 
 def source_seqs(item: MemoryItem) -> tuple[int, ...]:
     """The event seqs an item cites (`seq:N` refs), ascending; other refs are ignored."""
-    seqs = {int(m.group(1)) for ref in item.source_refs if (m := _SEQ_REF_RE.match(ref))}
+    return _cited_seqs(tuple(item.source_refs))  # `tuple` of a tuple is the same object
+
+
+@functools.lru_cache(maxsize=65_536)
+def _cited_seqs(refs: tuple[str, ...]) -> tuple[int, ...]:
+    """`source_seqs` by the refs: ranking, visibility and dates ask for the same items'
+    seqs several times a step, and again at the next step."""
+    seqs = {int(m.group(1)) for ref in refs if (m := _SEQ_REF_RE.match(ref))}
     return tuple(sorted(seqs))
 
 

@@ -20,6 +20,7 @@ was discussed rise together.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final, Protocol
@@ -299,8 +300,14 @@ class _Bags:
 
 
 def _source_seqs(item: MemoryItem) -> tuple[int, ...]:
+    return _cited_seqs(tuple(item.source_refs))  # `tuple` of a tuple is the same object
+
+
+@functools.lru_cache(maxsize=65_536)
+def _cited_seqs(refs: tuple[str, ...]) -> tuple[int, ...]:
+    """An item's `seq:N` refs as seqs, in their order (cached: pools hold the same items)."""
     seqs = []
-    for ref in item.source_refs:
+    for ref in refs:
         if ref.startswith("seq:") and ref[4:].isdigit():
             seqs.append(int(ref[4:]))
     return tuple(seqs)
