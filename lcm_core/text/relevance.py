@@ -224,7 +224,9 @@ class Scorer:
 
 def bm25(bag: Bag, terms: QueryTerms, corpus: Corpus) -> float:
     """Okapi BM25 of one text's bag for the weighted query terms."""
-    return Scorer.of(terms, corpus)(bag)
+    weights, counts = terms.weights, bag.counts
+    # A scorer of the terms the text holds: a lone text needs no factor of the others.
+    return Scorer(corpus, {t: weights[t] * corpus.idf(t) for t in weights if t in counts})(bag)
 
 
 def saturation(count: int) -> float:
