@@ -215,6 +215,7 @@ def relevance(text: str, terms: Sequence[str], bm25: float) -> float:
 # Okapi BM25 constants (the usual values, as FTS5 uses them).
 _BM25_K1: Final = 1.2
 _BM25_B: Final = 0.75
+_K1_PLUS_ONE: Final = _BM25_K1 + 1.0
 
 
 # Texts at least this long keep their casefold between steps; a shorter one is folded
@@ -243,10 +244,11 @@ def _score(length: int, row: Sequence[int], idf: Sequence[float], avg_len: float
     # Added term after term (`sum` of floats compensates rounding since Python 3.12,
     # which would make scores differ in the last bit between versions).
     bm25: float = 0
+    matched = 0
     for weight, tf in zip(idf, row, strict=True):
         if tf:
-            bm25 += weight * tf * (_BM25_K1 + 1.0) / (tf + norm)
-    matched = sum(1 for tf in row if tf)
+            matched += 1
+            bm25 += weight * tf * _K1_PLUS_ONE / (tf + norm)
     return matched + bm25 / (1.0 + bm25)
 
 
