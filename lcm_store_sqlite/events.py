@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from lcm_core.clock import utc_now_iso
 from lcm_core.store import records, rows
 from lcm_core.store.models import ArchiveEntry, Event
 from lcm_core.text.tokens import scrub_surrogates
 from lcm_store_sqlite.search import SearchMixin
-from lcm_store_sqlite.session_cache import SessionCache
+from lcm_store_sqlite.session_cache import CachedSession, SessionCache
 
 if TYPE_CHECKING:
     from lcm_store_sqlite.connection import Connection
@@ -82,8 +82,7 @@ class EventsMixin(SearchMixin):
         with self._db.guarded("get events") as raw:
             cached = self._sessions.session(raw, session_id, read=False) if wanted else None
             if cached is not None:
-                index = cached.index
-                return [self._event(cached.rows[index[s]], "search") for s in wanted if s in index]
+                return self._copied_events(cached, wanted)
             for start in range(0, len(wanted), 500):
                 chunk = wanted[start : start + 500]
                 marks = ",".join("?" * len(chunk))
@@ -95,6 +94,20 @@ class EventsMixin(SearchMixin):
                         (session_id, *chunk),
                     )
                 )
+        return found
+
+    def _copied_events(self, cached: CachedSession, seqs: Sequence[int]) -> list[Event]:
+        """The events at `seqs` in a session copy, in that order, skipping absent seqs."""
+        index, copied = cached.index, cached.rows
+        found: list[Event] = []
+        for seq in seqs:
+            at = index.get(seq)
+            if at is not None:
+                row = copied[at]
+                # A copy's row keeps the event made of it: reading it there directly
+                # spares two calls per event (a neighbour read is ~300 events a step).
+                made = cast("Event | None", row.converted)
+                found.append(made if made is not None else self._event(row, "search"))
         return found
 
     def max_event_seq(self, session_id: str) -> int | None:
