@@ -68,13 +68,9 @@ class EventsMixin(SearchMixin):
             cached = self._sessions.session(raw, session_id, read=False)
             if cached is None:
                 return None
-            index, wanted = cached.index, None if types is None else set(types)
-            found = (cached.rows[index[s]] for s in range(start_seq, end_seq + 1) if s in index)
-            return [
-                self._event(row, "search")
-                for row in found
-                if wanted is None or row["type"] in wanted
-            ]
+            found = self._copied_events(cached, range(start_seq, end_seq + 1))
+        wanted = None if types is None else set(types)
+        return [event for event in found if wanted is None or event.type in wanted]
 
     def get_events(self, session_id: str, seqs: Sequence[int]) -> list[Event]:
         wanted = sorted({int(seq) for seq in seqs})
