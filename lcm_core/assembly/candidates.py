@@ -30,6 +30,7 @@ from lcm_core.assembly.resident import pending_resident
 from lcm_core.assembly.step import StepMessage, VisibleText, task_text
 from lcm_core.capture.events import is_user_input
 from lcm_core.config import Config
+from lcm_core.retrieval.citations import source_seqs
 from lcm_core.retrieval.evidence import retrieve
 from lcm_core.retrieval.project import project_scope
 from lcm_core.retrieval.rank import (
@@ -37,7 +38,6 @@ from lcm_core.retrieval.rank import (
     Omission,
     ablated,
     newest_source_seq,
-    source_seqs,
 )
 from lcm_core.retrieval.retriever import LexicalRetriever, Retriever
 from lcm_core.retrieval.shown import Shown, entry_key

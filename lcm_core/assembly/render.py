@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from lcm_core.assembly.snippet import snippet
+from lcm_core.retrieval.citations import source_seqs
 from lcm_core.retrieval.quoting import EvidenceRow
-from lcm_core.retrieval.rank import source_seqs
 from lcm_core.store.models import MemoryItem, Rule, TaskState
 from lcm_core.text.block_words import ZH, BlockWords
 from lcm_core.text.lazy_regex import lazy_compile

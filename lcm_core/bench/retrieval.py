@@ -38,8 +38,9 @@ from typing import Any, Final
 from lcm_core.assembly.assemble import assemble
 from lcm_core.assembly.step import StepMessage
 from lcm_core.config import Config, load_config
+from lcm_core.retrieval.citations import source_seqs
 from lcm_core.retrieval.evidence import Retrieval, retrieve
-from lcm_core.retrieval.rank import ABLATIONS, source_seqs
+from lcm_core.retrieval.rank import ABLATIONS
 from lcm_core.store.models import Event, MemoryItem
 from lcm_core.store.ports import ItemStore, MemoryStore
 from lcm_core.text.query import query_signals

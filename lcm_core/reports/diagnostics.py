@@ -17,7 +17,8 @@ from typing import Any, Final
 from lcm_core.assembly.compaction import COMPACTION_EVENT_TYPES, CompactionStatus, compaction_status
 from lcm_core.assembly.log import explain as latest_assembly
 from lcm_core.config import Config, budget_tokens
-from lcm_core.retrieval.rank import ItemInspection, inspect_item, source_seqs, verbatim_text
+from lcm_core.retrieval.citations import source_seqs
+from lcm_core.retrieval.rank import ItemInspection, inspect_item, verbatim_text
 from lcm_core.skills.select import MalformedSkill, apply_override, effective_rules, malformed_skills
 from lcm_core.store.models import (
     ITEM_STATUSES,

@@ -35,6 +35,7 @@ from typing import Final
 
 from lcm_core.capture.events import is_generated
 from lcm_core.config import Config
+from lcm_core.retrieval.citations import source_seqs
 from lcm_core.retrieval.neighbours import neighbour_lifts, spreads
 from lcm_core.retrieval.quoting import (
     Candidate,
@@ -55,7 +56,6 @@ from lcm_core.retrieval.rank import (
     rank_items,
     recency_factor,
     score_floor,
-    source_seqs,
 )
 from lcm_core.retrieval.retriever import Pool, Retriever
 from lcm_core.retrieval.shown import Shown

@@ -18,17 +18,16 @@ the newer source, then to the smaller id, so the same state always yields the sa
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from lcm_core.config import Config
+from lcm_core.retrieval.citations import SEQ_REF_RE, source_seqs
 from lcm_core.retrieval.retriever import LexicalRetriever, Pool
 from lcm_core.store.models import Event, MemoryEvent, MemoryItem
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.block_words import ZH
-from lcm_core.text.lazy_regex import lazy_compile
 from lcm_core.text.query import QuerySignals, exact_hits
 from lcm_core.text.relevance import NORM_KINDS
 
@@ -56,7 +55,6 @@ EXACT_HITS_CAP: Final = 3
 HARD_LIMIT: Final = 100
 
 # Negative seqs are the user's own `memory/remember` events (`extraction.control`).
-_SEQ_REF_RE: Final = lazy_compile(r"^seq:(-?\d+)$")
 
 # Ranking features that `retrieval.ablate` (and `lcm bench retrieval --ablate`) can
 # switch off one at a time, so each is measured alone. Name -> what switching it off does.
@@ -126,19 +124,6 @@ class Ranking:
     candidates: int = 0
     # Matching items left out because an earlier block still in context lists them.
     listed: tuple[MemoryItem, ...] = ()
-
-
-def source_seqs(item: MemoryItem) -> tuple[int, ...]:
-    """The event seqs an item cites (`seq:N` refs), ascending; other refs are ignored."""
-    return _cited_seqs(tuple(item.source_refs))  # `tuple` of a tuple is the same object
-
-
-@functools.lru_cache(maxsize=65_536)
-def _cited_seqs(refs: tuple[str, ...]) -> tuple[int, ...]:
-    """`source_seqs` by the refs: ranking, visibility and dates ask for the same items'
-    seqs several times a step, and again at the next step."""
-    seqs = {int(m.group(1)) for ref in refs if (m := _SEQ_REF_RE.match(ref))}
-    return tuple(sorted(seqs))
 
 
 def newest_source_seq(item: MemoryItem) -> int | None:
@@ -367,7 +352,7 @@ def inspect_item(store: MemoryStore, item_id: str) -> ItemInspection | None:
     events = {e.seq: e for e in store.get_events(item.session_id, source_seqs(item))}
     sources: list[SourceText] = []
     for ref in item.source_refs:
-        match = _SEQ_REF_RE.match(ref)
+        match = SEQ_REF_RE.match(ref)
         event = events.get(int(match.group(1))) if match else None
         if event is not None:
             sources.append(SourceText(ref, event, verbatim_text(store, event)))

@@ -20,12 +20,12 @@ was discussed rise together.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final, Protocol
 
 from lcm_core.config import Config
+from lcm_core.retrieval.citations import source_seqs
 from lcm_core.retrieval.project import (
     PROJECT_FACTOR,
     newest_per_subject,
@@ -96,7 +96,7 @@ class Pool:
             s
             for item, s in self.items
             if item.session_id != self.session_id
-            or not (seqs := _source_seqs(item))
+            or not (seqs := source_seqs(item))
             or not set(seqs) <= self.unquotable
         ]
         scores += [t.relevance for seq, t in self.turns.items() if seq not in self.unquotable]
@@ -167,7 +167,7 @@ class LexicalRetriever:
             found = store.search_items(session_id, filters, statuses=("active",), limit=ITEM_POOL)
             for hit in found:
                 relevance = score(tokens(hit.item.content))
-                for seq in _source_seqs(hit.item):
+                for seq in source_seqs(hit.item):
                     if seq in turns:
                         relevance = max(relevance, turns[seq].relevance)
                 items.append((hit.item, relevance))
@@ -178,7 +178,7 @@ class LexicalRetriever:
                 kept_ids = {item.id for item, _ in kept}
                 for item, _ in items:
                     if item.id not in kept_ids:
-                        for seq in _source_seqs(item):
+                        for seq in source_seqs(item):
                             turns.pop(seq, None)
                             replaced.add(seq)
                 items = kept
@@ -297,17 +297,3 @@ class _Bags:
 
     def __call__(self, text: str) -> Bag:
         return text_bag(text, self.stop, self.stemmed)
-
-
-def _source_seqs(item: MemoryItem) -> tuple[int, ...]:
-    return _cited_seqs(tuple(item.source_refs))  # `tuple` of a tuple is the same object
-
-
-@functools.lru_cache(maxsize=65_536)
-def _cited_seqs(refs: tuple[str, ...]) -> tuple[int, ...]:
-    """An item's `seq:N` refs as seqs, in their order (cached: pools hold the same items)."""
-    seqs = []
-    for ref in refs:
-        if ref.startswith("seq:") and ref[4:].isdigit():
-            seqs.append(int(ref[4:]))
-    return tuple(seqs)

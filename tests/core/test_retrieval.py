@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from lcm_core.config import load_config
+from lcm_core.retrieval.citations import source_seqs
 from lcm_core.retrieval.evidence import gather_evidence
 from lcm_core.retrieval.rank import (
     FLOOR_RULE,
@@ -16,7 +17,6 @@ from lcm_core.retrieval.rank import (
     insufficient_statement,
     rank_items,
     score_item,
-    source_seqs,
 )
 from lcm_core.store.models import ArchiveEntry, Checkpoint, Event, MemoryItem
 from lcm_core.store.ports import MemoryStore

@@ -16,7 +16,7 @@ import rel_support as rs
 from rel_injection_corpus import CASES, USER_FORGERIES, Case
 
 from lcm_core.config import load_config
-from lcm_core.retrieval.rank import source_seqs
+from lcm_core.retrieval.citations import source_seqs
 from lcm_core.store.models import ITEM_STATUSES, MemoryItem
 from lcm_core.text.block_words import EN, ZH, BlockWords
 from lcm_store_sqlite import SQLiteMemoryStore
