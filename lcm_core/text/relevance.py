@@ -29,13 +29,16 @@ import snowballstemmer  # type: ignore[import-untyped]
 from lcm_core.text.languages import en, zh
 from lcm_core.text.languages.bridge import translations
 from lcm_core.text.lazy_regex import lazy_compile
-from lcm_core.text.tokens import CJK_RUN_RE, normalize_text
+from lcm_core.text.tokens import (
+    BM25_B,
+    BM25_K1,
+    BM25_K1_PLUS_ONE,
+    CJK_RUN_RE,
+    normalize_text,
+)
 
 _WORD_RE: Final = lazy_compile(r"[^\W_]+(?:'[^\W_]+)*")
 _STEMMER: Final = snowballstemmer.stemmer("english")
-# Okapi BM25's usual constants.
-K1: Final = 1.2
-B: Final = 0.75
 # The least idf a matched term keeps, so tiny sessions still rank what they hold.
 IDF_FLOOR: Final = 0.05
 # A scope is taken to hold at least this many rows when idf is computed: in a session of a
@@ -188,9 +191,8 @@ def corpus_of(bags: Iterable[Bag], rows: int, terms: QueryTerms) -> Corpus:
     return Corpus(max(rows, count), frequency, max(average, 1.0))
 
 
-# BM25's length normalisation parts that do not depend on the text.
-_K1_PLUS_ONE: Final = K1 + 1.0
-_ONE_LESS_B: Final = 1.0 - B
+# The part of BM25's length normalisation that does not depend on the text.
+_ONE_LESS_B: Final = 1.0 - BM25_B
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,8 +220,8 @@ class Scorer:
         if len(present) > 1:
             present.sort(key=bag.first.__getitem__)  # the text's order, as the sum always went
         factors = self.factors
-        norm = K1 * (_ONE_LESS_B + B * bag.length / self.corpus.average_length)
-        return sum(factors[t] * counts[t] * _K1_PLUS_ONE / (counts[t] + norm) for t in present)
+        norm = BM25_K1 * (_ONE_LESS_B + BM25_B * bag.length / self.corpus.average_length)
+        return sum(factors[t] * counts[t] * BM25_K1_PLUS_ONE / (counts[t] + norm) for t in present)
 
 
 def bm25(bag: Bag, terms: QueryTerms, corpus: Corpus) -> float:
@@ -231,7 +233,7 @@ def bm25(bag: Bag, terms: QueryTerms, corpus: Corpus) -> float:
 
 def saturation(count: int) -> float:
     """BM25's term-frequency curve without length: how much `count` occurrences weigh."""
-    return count * (K1 + 1.0) / (count + K1)
+    return count * BM25_K1_PLUS_ONE / (count + BM25_K1)
 
 
 # Item kinds a question about a rule, limit or liking is asking for.

@@ -212,10 +212,11 @@ def relevance(text: str, terms: Sequence[str], bm25: float) -> float:
     return matched + bm25 / (1.0 + bm25)
 
 
-# Okapi BM25 constants (the usual values, as FTS5 uses them).
-_BM25_K1: Final = 1.2
-_BM25_B: Final = 0.75
-_K1_PLUS_ONE: Final = _BM25_K1 + 1.0
+# Okapi BM25 constants (the usual values, as FTS5 uses them), for the store-side scan
+# and the core's relevance alike.
+BM25_K1: Final = 1.2
+BM25_B: Final = 0.75
+BM25_K1_PLUS_ONE: Final = BM25_K1 + 1.0
 
 
 # Texts at least this long keep their casefold between steps; a shorter one is folded
@@ -240,7 +241,7 @@ def _idf(total: int, having: int) -> float:
 
 def _score(length: int, row: Sequence[int], idf: Sequence[float], avg_len: float) -> float:
     """One text's relevance from its length and term counts (the formula of `score_matches`)."""
-    norm = _BM25_K1 * (1.0 - _BM25_B + _BM25_B * length / avg_len)
+    norm = BM25_K1 * (1.0 - BM25_B + BM25_B * length / avg_len)
     # Added term after term (`sum` of floats compensates rounding since Python 3.12,
     # which would make scores differ in the last bit between versions).
     bm25: float = 0
@@ -248,7 +249,7 @@ def _score(length: int, row: Sequence[int], idf: Sequence[float], avg_len: float
     for weight, tf in zip(idf, row, strict=True):
         if tf:
             matched += 1
-            bm25 += weight * tf * _K1_PLUS_ONE / (tf + norm)
+            bm25 += weight * tf * BM25_K1_PLUS_ONE / (tf + norm)
     return matched + bm25 / (1.0 + bm25)
 
 
