@@ -241,10 +241,9 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[index]
 
 
-def measure(path: Path, session: str, runs: int) -> Row:
+def measure(path: Path, session: str, runs: int, config: Config) -> Row:
     store = SQLiteMemoryStore(path)
     raw = sqlite3.connect(path)
-    config = load_config()
     mix = queries(session)
     fts = [floor_sql_terms(q) for q in mix]
     pre: list[tuple[float, float]] = []
@@ -279,14 +278,13 @@ def measure(path: Path, session: str, runs: int) -> Row:
     )
 
 
-def per_query(path: Path, session: str, repeats: int) -> list[tuple[float, str]]:
+def per_query(path: Path, session: str, repeats: int, config: Config) -> list[tuple[float, str]]:
     """CPU ms of each query, the best of `repeats` (after one warm pass), slowest first.
 
     CPU time and the best of several runs keep the other processes of a busy machine out:
     this says which questions set the p95 and how a change moves each, not the p95 itself.
     """
     store = SQLiteMemoryStore(path)
-    config = load_config()
     mix = queries(session)
     best = [float("inf")] * len(mix)
     try:
@@ -303,13 +301,12 @@ def per_query(path: Path, session: str, repeats: int) -> list[tuple[float, str]]
 
 
 def replay(
-    path: Path, session: str, picked: list[int], repeat: int, overrides: dict, *, floor: bool
+    path: Path, session: str, picked: list[int], repeat: int, config: Config, *, floor: bool
 ) -> None:
     """Warm up on the whole mix, then run the picked pre-steps and floor queries `repeat`
     times, untimed: the workload `--instructions` counts under callgrind."""
     store = SQLiteMemoryStore(path)
     raw = sqlite3.connect(path)
-    config = load_config(overrides)
     mix = queries(session)
     try:
         for query in mix:
@@ -385,6 +382,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.dir.mkdir(parents=True, exist_ok=True)
     overrides = json.loads(args.config.read_text(encoding="utf-8")) if args.config else {}
+    config = load_config(overrides)
     if args.replay is not None or args.instructions is not None:
         size = int(args.sizes.split(",")[0])
         path = args.dir / f"prestep-{size}.sqlite"
@@ -394,7 +392,7 @@ def main(argv: list[str] | None = None) -> int:
         picked = list(range(count)) if wanted == "all" else [int(i) for i in wanted.split(",")]
         if args.replay is not None:
             session = sessions[len(sessions) // 2]
-            replay(path, session, picked, args.repeat, overrides, floor=args.floor)
+            replay(path, session, picked, args.repeat, config, floor=args.floor)
             return 0
         counts = instructions(args, size, picked)
         print(
@@ -407,7 +405,7 @@ def main(argv: list[str] | None = None) -> int:
         for size in (int(s) for s in args.sizes.split(",")):
             path = args.dir / f"prestep-{size}.sqlite"
             sessions = build(path, size)
-            timed = per_query(path, sessions[len(sessions) // 2], args.per_query)
+            timed = per_query(path, sessions[len(sessions) // 2], args.per_query, config)
             ms = [t for t, _ in timed]
             print(
                 f"{size:,} events: sum {sum(ms):.1f} ms, median {statistics.median(ms):.2f}, "
@@ -423,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
     for size in (int(s) for s in args.sizes.split(",")):
         path = args.dir / f"prestep-{size}.sqlite"
         sessions = build(path, size)
-        row = measure(path, sessions[len(sessions) // 2], args.runs)
+        row = measure(path, sessions[len(sessions) // 2], args.runs, config)
         target = 3 * row.floor_p95 + 5
         if size >= 1_000_000:
             target = min(target, 50.0)
