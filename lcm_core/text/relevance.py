@@ -11,7 +11,8 @@ term in half the turns, such as a speaker's name that begins each line, weighs c
 nothing by construction.
 
 The store serves candidates by substring (`filter_terms`: a stem whose last letter the
-stemmer may have rewritten is cut back, so `studi` is searched as `stud`); the score is
+stemmer may have rewritten or added is cut back: `studi` is searched as `stud`, and
+`hike` as `hik`, which `hiking` holds); the score is
 always computed here, so every backend ranks alike.
 """
 
@@ -98,8 +99,9 @@ def relevance_tokens(text: str, stop: bool = True, stemmed: bool = True) -> tupl
 
 
 def filter_term(token: str) -> str:
-    """The substring a store searches for a token: a stem ending in `i` loses it (y/ies)."""
-    if token.isascii() and token.isalpha() and token.endswith("i") and len(token) > 3:
+    """The substring a store searches for a token: a stem ending in `i` (y/ies) or `e`
+    (`hike`, the stem of `hiking`) loses that letter."""
+    if token.isascii() and token.isalpha() and token.endswith(("i", "e")) and len(token) > 3:
         return token[:-1]
     return token
 

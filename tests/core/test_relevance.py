@@ -60,6 +60,23 @@ def test_inflections_share_a_stem(store: MemoryStore, script: Any) -> None:
     assert set(turn_scores(store, "who painted something?")) == {1, 3}
 
 
+@pytest.mark.parametrize(
+    ("said", "asked"),
+    [
+        ("we went hiking", "Who likes to hike?"),
+        ("baking bread", "who baked?"),
+        ("I'm moving to Lyon", "Where is she moving?"),
+    ],
+)
+def test_a_stem_that_gained_an_e_finds_the_ing_form(
+    store: MemoryStore, script: Any, said: str, asked: str
+) -> None:
+    """Porter2 stems `hiking` as `hike`; the store is asked for `hik`, so `hiking` is found."""
+    script.user(1, said)
+    script.user(2, "the tram was late")
+    assert set(turn_scores(store, asked)) == {1}
+
+
 def test_a_latin_word_matches_words_not_substrings(store: MemoryStore, script: Any) -> None:
     """`port` scores the line about the port, not one about `export`: item or raw turn."""
     script.user(1, "export the invoices to parquet every night")
