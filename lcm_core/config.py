@@ -39,6 +39,7 @@ DEFAULTS: Final[dict[str, Any]] = {
         "priorShare": 0.1,
         "contextWeight": 0.3,
         "episodeWeight": 0.5,
+        "speakerWeight": 0.5,
         "intentBoost": 0.5,
         "relativeMinScore": 0.1,
         "recencyWindow": 40,
@@ -88,6 +89,7 @@ LIMITS: Final[dict[str, Limit]] = {
     "retrieval.priorShare": Limit((int, float), 0.0, 0.5),
     "retrieval.contextWeight": Limit((int, float), 0.0, 1.0),
     "retrieval.episodeWeight": Limit((int, float), 0.0, 2.0),
+    "retrieval.speakerWeight": Limit((int, float), 0.0, 2.0),
     "retrieval.intentBoost": Limit((int, float), 0.0, 1.0),
     "retrieval.relativeMinScore": Limit((int, float), 0.0, 1.0),
     "retrieval.recencyWindow": Limit(int, 0, 100_000),
@@ -191,6 +193,7 @@ class RetrievalSettings(_Section):
     prior_share: float
     context_weight: float
     episode_weight: float
+    speaker_weight: float
     intent_boost: float
     relative_min_score: float
     neighbour_share: float

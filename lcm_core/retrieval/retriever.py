@@ -9,13 +9,16 @@ can be plugged in later without touching them.
 `LexicalRetriever` scores with `relevance.bm25`, idf taken over the session's turns:
 
     turn  = (own + contextWeight * previous message) * (1 + episodeWeight * episode / best episode)
+            * (1 + speakerWeight, when the question names the turn's speaker)
     item  = the larger of its own text's BM25 and its best-scoring source turn's
 
 A turn's context is the message right before it (the turn it answers or follows). An
 episode is the turn's session day (its `time` date), or a window of `EPISODE_SEQS`
 seqs when events carry no time; an episode's score is BM25 over the episode as a whole
 (each term counted once per matching turn, saturated), so the turns of the day a topic
-was discussed rise together.
+was discussed rise together. In a chat log ("Emi: ...", `text.speakers`) a question that
+names a speaker ("What did Emi paint?") is mostly answered by that speaker's own turns,
+while the name itself, heading half the turns, weighs almost nothing in BM25.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ from lcm_core.text.relevance import (
     saturation,
     text_bag,
 )
+from lcm_core.text.speakers import chat_speakers, speaker_of
 
 # Raw turns read per query: enough that term frequencies stay close to the session's.
 TURN_POOL: Final = 400
@@ -226,6 +230,7 @@ class LexicalRetriever:
     ) -> dict[int, ScoredTurn]:
         context_weight = 0.0 if _ablated(config, "context") else config.retrieval.context_weight
         episode_weight = 0.0 if _ablated(config, "episode") else config.retrieval.episode_weight
+        speaker_weight = 0.0 if _ablated(config, "speaker") else config.retrieval.speaker_weight
         context: dict[int, float] = {}
         if context_weight > 0 and events:
             context = _context_scores(store, session_id, events, own, score, tokens)
@@ -234,16 +239,26 @@ class LexicalRetriever:
         if episode_weight > 0:
             episodes = _episode_scores(keys, bags, score)
         top_episode = max(episodes.values(), default=0.0)
+        named = _named_speakers(events, score, tokens) if speaker_weight > 0 else frozenset()
         scored: dict[int, ScoredTurn] = {}
         for event, key in zip(events, keys, strict=True):
             seq = event.seq
             before = context.get(seq, 0.0)
             base = own[seq] + context_weight * before
             share = episodes.get(key, 0.0) / top_episode if top_episode else 0.0
-            scored[seq] = ScoredTurn(
-                event, base * (1.0 + episode_weight * share), own[seq], before, share
-            )
+            relevance = base * (1.0 + episode_weight * share)
+            if named and speaker_of(event.text) in named:
+                relevance *= 1.0 + speaker_weight
+            scored[seq] = ScoredTurn(event, relevance, own[seq], before, share)
         return scored
+
+
+def _named_speakers(events: Sequence[Event], score: Scorer, tokens: _Bags) -> frozenset[str]:
+    """The chat log's speakers whose name is one of the question's terms."""
+    speakers = chat_speakers(event.text for event in events)
+    return frozenset(
+        name for name in speakers if any(t in score.factors for t in tokens(name).counts)
+    )
 
 
 def _context_scores(

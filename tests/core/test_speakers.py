@@ -1,0 +1,100 @@
+"""A question that names a chat log's speaker favours that speaker's own turns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from lcm_core.config import load_config
+from lcm_core.retrieval.rank import default_pool
+from lcm_core.store.ports import MemoryStore
+from lcm_core.text.query import query_signals
+from lcm_core.text.speakers import chat_speakers, speaker_of
+
+S = "sess"
+# The speaker alone: no neighbours, context or episode to lift a turn.
+ALONE = {"neighbourRadius": 0, "contextWeight": 0, "episodeWeight": 0}
+ON = load_config({"retrieval": ALONE})
+OFF = load_config({"retrieval": {**ALONE, "ablate": ["speaker"]}})
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Emi: I went hiking in Yosemite", "Emi"),
+        ("  elise : ok!", "elise"),
+        ("Mary Ann: see you at 10:30", "Mary Ann"),
+        ("O'Brien: fine", "O'Brien"),
+        ("小明：我上周去黄山爬山了", "小明"),
+        ("Zoë: ça va", "Zoë"),
+        ("10:30 works for me", None),
+        ("see http://example.com: it is down", None),
+        ("https://example.com", None),
+        ("Note:no space after the colon", None),
+        ("no name heads this turn", None),
+        ("", None),
+    ],
+)
+def test_the_name_that_heads_a_turn(text: str, name: str | None) -> None:
+    assert speaker_of(text) == name
+
+
+def test_only_a_chat_log_has_speakers() -> None:
+    """Most turns must begin with a name, and a speaker heads more than one of them."""
+    log = ["Emi: hi", "Elise: hey", "Emi: how was the trip?", "Elise: great", "Bo: hello"]
+    assert chat_speakers(log) == {"Emi", "Elise"}
+    assert chat_speakers(["Emi: hi", "Elise: hey", "Emi: bye", "ok"]) == {"Emi"}
+    work = ["Note: the port is 8080", "deploy on friday", "run the tests", "Note: ok", "go"]
+    assert chat_speakers(work) == frozenset()
+    assert chat_speakers([]) == frozenset()
+
+
+def _order(store: MemoryStore, question: str, config: Any) -> list[int]:
+    pool = default_pool(store, S, query_signals(question), config)
+    return sorted(pool.turns, key=lambda seq: (-pool.turns[seq].relevance, seq))
+
+
+def _chat(script: Any, first: str, second: str, filler: list[str]) -> None:
+    """Two speakers taking turns over many topics: each name heads half the turns."""
+    for seq in range(3, 123):
+        speaker = first if seq % 2 else second
+        script.user(seq, f"{speaker}{filler[seq % len(filler)]} {seq}")
+
+
+def test_the_named_speakers_turn_comes_first(script: Any) -> None:
+    """Emi says "hiking" twice, Elise once: asked about Elise, her turn wins."""
+    script.user(1, "Emi: hiking, hiking, I love hiking in the Alps")
+    script.user(2, "Elise: we did some hiking near the lake")
+    _chat(script, "Emi", "Elise", [": the bakery was closed", ": my cat is sick", ": tram"])
+    question = "Where did Elise go hiking?"
+    assert _order(script.store, question, OFF)[:2] == [1, 2]
+    assert _order(script.store, question, ON)[:2] == [2, 1]
+    # Without a name in the question nothing changes.
+    assert _order(script.store, "Who went hiking?", ON) == _order(
+        script.store, "Who went hiking?", OFF
+    )
+
+
+def test_a_chinese_chat_log(script: Any) -> None:
+    script.user(1, "小明：爬山，爬山")
+    script.user(2, "小红：爬山，黄山")
+    _chat(script, "小明", "小红", ["：面包店关门了", "：我的猫生病了", "：电车"])
+    question = "小红去哪里爬山了？"
+    assert _order(script.store, question, OFF)[:2] == [1, 2]
+    assert _order(script.store, question, ON)[:2] == [2, 1]
+
+
+def test_a_heading_word_outside_a_chat_log_is_no_speaker(script: Any) -> None:
+    """A work session with one "Note:" turn: a question about the note is scored as ever."""
+    script.user(1, "Note: the staging port is 8080")
+    script.user(2, "the note about the port was wrong, production uses 8443")
+    script.user(3, "deploy on friday")
+    script.user(4, "run the tests first")
+    on = default_pool(script.store, S, query_signals("what does the note say about the port?"), ON)
+    off = default_pool(
+        script.store, S, query_signals("what does the note say about the port?"), OFF
+    )
+    assert {s: t.relevance for s, t in on.turns.items()} == {
+        s: t.relevance for s, t in off.turns.items()
+    }
