@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from lcm_core.store.queries import split_terms
 from lcm_core.store.sql_reads import Among
-from lcm_core.text.tokens import relevance
+from lcm_core.text.tokens import BM25_B, BM25_K1, relevance
 from lcm_store_duckdb.fetch import fetch_dicts
 from lcm_store_duckdb.schema import SEARCH_TABLES
 
@@ -33,9 +33,9 @@ if TYPE_CHECKING:
 
     from lcm_store_duckdb.connection import Connection
 
-# The constants of `score_matches` (Okapi BM25's usual values).
-_K1: Final = 1.2
-_B: Final = 0.75
+# The constants of `score_matches`, stated once in the core.
+_K1: Final = BM25_K1
+_B: Final = BM25_B
 # The positions (from 1) of the terms a row contains. A lambda over the term list keeps
 # every statement one shape whatever the number of terms: spelled out per term, a long
 # query hit DuckDB's expression depth limit (1000) and took long to plan.

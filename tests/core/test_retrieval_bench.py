@@ -120,10 +120,11 @@ def test_merged_ranking_is_one_list_by_score(store: Any) -> None:
     stands for the turn it cites, so that turn is not listed again as a raw turn."""
     conv = parse_line(json.dumps(CONV))
     ingest(store, conv, load_config(), every_user_turn)
-    found = retrieve(store, "c1", query_signals("dentist appointment and the Lisbon tram"), DIRECT)
+    question = "dentist appointment moved and the Lisbon tram"
+    found = retrieve(store, "c1", query_signals(question), DIRECT)
     merged = found.merged()
-    # The dentist turn matches two terms found nowhere else; the Lisbon item two terms that
-    # the assistant's reply shares, so they weigh less.
+    # The dentist turn matches three terms found nowhere else; the Lisbon item two terms
+    # that the assistant's reply shares, so they weigh less.
     assert [seqs for _, _, seqs in merged] == [(3,), (0,)]
     assert merged[0][0] == "seq:3" and merged[1][0].startswith("mem_")
     assert merged[0][1] > merged[1][1] > 0

@@ -64,7 +64,7 @@ def _chat(script: Any, first: str, second: str, filler: list[str]) -> None:
 
 def test_the_named_speakers_turn_comes_first(script: Any) -> None:
     """Emi says "hiking" twice, Elise once: asked about Elise, her turn wins."""
-    script.user(1, "Emi: hiking, hiking, I love hiking in the Alps")
+    script.user(1, "Emi: hiking, hiking in the Alps")
     script.user(2, "Elise: we did some hiking near the lake")
     _chat(script, "Emi", "Elise", [": the bakery was closed", ": my cat is sick", ": tram"])
     question = "Where did Elise go hiking?"
