@@ -39,7 +39,7 @@ DEFAULTS: Final[dict[str, Any]] = {
         "priorShare": 0.1,
         "contextWeight": 0.3,
         "episodeWeight": 0.5,
-        "speakerWeight": 0.5,
+        "speakerWeight": 1.0,
         "intentBoost": 0.5,
         "relativeMinScore": 0.1,
         "recencyWindow": 40,
