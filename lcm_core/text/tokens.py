@@ -215,9 +215,10 @@ def relevance(text: str, terms: Sequence[str], bm25: float) -> float:
 # Okapi BM25 constants, for the store-side scan and the core's relevance alike. k1 is
 # the usual 1.2. b is 0.2, not the usual 0.75: turns of a conversation are short and
 # their length says little about topic, and full length normalisation let a bare
-# "Aisha: yo!" outrank the long turn that answers. R@10 with b 0.75 / 0.5 / 0.3 / 0.2
-# / 0.1: REALTALK 0.526 / 0.533 / 0.543 / 0.548 / 0.549, chat-like 0.451 / 0.459 /
-# 0.463 / 0.467 / 0.468, original synthetic 0.953 at 0.75, 0.956 at 0.2 and 0.1.
+# "Aisha: yo!" outrank the long turn that answers. R@10 (speakerWeight 0.5) with
+# b 0.75 / 0.5 / 0.3 / 0.2 / 0.1: REALTALK 0.526 / 0.533 / 0.543 / 0.548 / 0.549,
+# chat-like 0.451 / 0.459 / 0.463 / 0.467 / 0.468; original synthetic 0.953 at 0.75,
+# 0.956 at 0.2 and 0.1.
 BM25_K1: Final = 1.2
 BM25_B: Final = 0.2
 BM25_K1_PLUS_ONE: Final = BM25_K1 + 1.0
