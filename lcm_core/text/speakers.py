@@ -3,8 +3,8 @@
 People paste and keep conversations in that form, and multi-person transcripts are
 stored that way: the speaker's name heads the turn. `speaker_of` reads that name;
 `chat_speakers` says which names are really speakers, not a "Note:" or "注意：" that
-heads an odd message: only a set of turns most of which begin with a name is written
-in that convention (more than half of them), and only a name that heads more than one of them is a speaker.
+heads an odd message: only turns more than half of which begin with a name are written
+in that convention, and only a name that heads more than one of them is a speaker.
 """
 
 from __future__ import annotations
