@@ -39,8 +39,11 @@ _ZH_LEAD: Final = lazy_compile(
     r"[\s,，。.!！:：—–-]*"
 )
 _CHANGE_TO: Final = lazy_compile(r"改成|改为|换成|改用|^\s*change\b.*\bto\b", re.IGNORECASE)
+# ", not just X but (also) Y" adds to X; it replaces nothing.
 _REPLACED_EN: Final = lazy_compile(
-    r"(?:,\s*not|\binstead of|\brather than)\s+(?P<x>[^,.;!?—–()\n]+)", re.IGNORECASE
+    r"(?:,\s*not(?!\s+(?:just|only|merely|simply|solely)\b)|\binstead of|\brather than)"
+    r"\s+(?P<x>[^,.;!?—–()\n]+)",
+    re.IGNORECASE,
 )
 _REPLACED_ZH: Final = lazy_compile(r"(?:而不是|而非|不是)\s*(?P<x>[^，。；,;！？\n]+)")
 _REPLACED_STOP: Final = lazy_compile(
@@ -85,7 +88,8 @@ def correction_cue(sentence: str) -> CorrectionCue | None:
         for pattern in (_REPLACED_EN, _REPLACED_ZH)
         for m in pattern.finditer(body)
     )
-    replaced = tuple(r for r in replaced if r)
+    # A replaced value names something: a content word or a number, not "really" or "it".
+    replaced = tuple(r for r in replaced if r and (key_terms(r) or _LEADING_NUMBER.match(r)))
     if not explicit and not replaced:
         return None
     return CorrectionCue(body=body, explicit=explicit, replaced=replaced)

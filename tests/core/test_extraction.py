@@ -121,6 +121,48 @@ def test_correction_supersedes_and_old_value_stays_queryable(store: InMemoryStor
     assert [h.item.id for h in history] == [old.id]
 
 
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        (
+            "I just took a morning walk in Houston",
+            "I would also choose Orlando, not just because of Disney World but for the food",
+        ),
+        (
+            "I only took a morning walk in Houston",
+            "We loved Lisbon, not only for the trams but the pastries too",
+        ),
+        ("My morning walk in Houston is really nice", "The museum was fun, not really, honestly"),
+    ],
+)
+def test_not_just_x_but_y_replaces_nothing(store: InMemoryStore, earlier: str, later: str) -> None:
+    """ "not just X but Y" adds; a filler word after "not" names no value to replace.
+
+    Before, ", not just because ..." made "just" the replaced value, and the earlier
+    "I just took a morning walk" was superseded by a sentence about Orlando.
+    """
+    say(store, ("user", earlier), ("user", later))
+    run_extraction(store, SESSION, CONFIG)
+    assert items(store, statuses=("superseded",)) == []
+    assert one(store, "morning walk").status == "active"
+
+
+def test_a_real_correction_with_not_still_supersedes(store: InMemoryStore) -> None:
+    """The additive "not just" rule leaves ", not X" corrections alone, in Chinese too."""
+    say(
+        store,
+        ("user", "The reports database is SQLite"),
+        ("user", "The reports database is Postgres, not SQLite"),
+        ("user", "周会定在周四"),
+        ("user", "周会定在周五，不是周四"),
+    )
+    run_extraction(store, SESSION, CONFIG)
+    assert {i.content for i in items(store, statuses=("superseded",))} == {
+        "The reports database is SQLite",
+        "周会定在周四",
+    }
+
+
 def test_subject_less_correction_rewrites_the_value(store: InMemoryStore) -> None:
     """ "No, make it 5." names no subject: the new item is the old sentence with 5."""
     say(store, ("user", "Set the retry limit to 3 attempts."), ("user", "No, make it 5."))
