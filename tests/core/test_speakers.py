@@ -62,27 +62,36 @@ def _chat(script: Any, first: str, second: str, filler: list[str]) -> None:
         script.user(seq, f"{speaker}{filler[seq % len(filler)]} {seq}")
 
 
-def test_the_named_speakers_turn_comes_first(script: Any) -> None:
-    """Emi says "hiking" twice, Elise once: asked about Elise, her turn wins."""
-    script.user(1, "Emi: hiking, hiking in the Alps")
-    script.user(2, "Elise: we did some hiking near the lake")
-    _chat(script, "Emi", "Elise", [": the bakery was closed", ": my cat is sick", ": tram"])
-    question = "Where did Elise go hiking?"
-    assert _order(script.store, question, OFF)[:2] == [1, 2]
-    assert _order(script.store, question, ON)[:2] == [2, 1]
+CHATS = {
+    # The first speaker says the topic word twice, the second once; the question names
+    # the second, then no one.
+    "en": (
+        ("Emi", "Elise"),
+        ("Emi: hiking, hiking in the Alps", "Elise: we did some hiking near the lake"),
+        [": the bakery was closed", ": my cat is sick", ": tram"],
+        ("Where did Elise go hiking?", "Who went hiking?"),
+    ),
+    "zh": (
+        ("小明", "小红"),
+        ("小明：爬山，爬山", "小红：爬山，黄山"),
+        ["：面包店关门了", "：我的猫生病了", "：电车"],
+        ("小红去哪里爬山了？", "谁去爬山了？"),
+    ),
+}
+
+
+@pytest.mark.parametrize("language", sorted(CHATS))
+def test_the_named_speakers_turn_comes_first(script: Any, language: str) -> None:
+    """Asked about the second speaker, her single mention beats his double one; a
+    question that names no one is scored as ever."""
+    (first, second), (his, hers), filler, (named, unnamed) = CHATS[language]
+    script.user(1, his)
+    script.user(2, hers)
+    _chat(script, first, second, filler)
+    assert _order(script.store, named, OFF)[:2] == [1, 2]
+    assert _order(script.store, named, ON)[:2] == [2, 1]
     # Without a name in the question nothing changes.
-    assert _order(script.store, "Who went hiking?", ON) == _order(
-        script.store, "Who went hiking?", OFF
-    )
-
-
-def test_a_chinese_chat_log(script: Any) -> None:
-    script.user(1, "小明：爬山，爬山")
-    script.user(2, "小红：爬山，黄山")
-    _chat(script, "小明", "小红", ["：面包店关门了", "：我的猫生病了", "：电车"])
-    question = "小红去哪里爬山了？"
-    assert _order(script.store, question, OFF)[:2] == [1, 2]
-    assert _order(script.store, question, ON)[:2] == [2, 1]
+    assert _order(script.store, unnamed, ON) == _order(script.store, unnamed, OFF)
 
 
 def test_a_heading_word_outside_a_chat_log_is_no_speaker(script: Any) -> None:
