@@ -46,6 +46,12 @@ _REPLACED_EN: Final = lazy_compile(
     re.IGNORECASE,
 )
 _REPLACED_ZH: Final = lazy_compile(r"(?:而不是|而非|不是)\s*(?P<x>[^，。；,;！？\n]+)")
+_FILLER_ONLY: Final = lazy_compile(
+    r"(?:\s*\b(?:just|only|merely|simply|solely|really|quite|yet|even|always|ever|exactly|"
+    r"necessarily|entirely|totally|sure|so|too|very|much|now|anymore|again|here|there|"
+    r"at all|that)\b)+\s*",
+    re.IGNORECASE,
+)
 _REPLACED_STOP: Final = lazy_compile(
     r"\s+(?:for|in|on|at|to|as|with|because|since|which|that|so)\b.*$|\s*[—–].*$", re.I
 )
@@ -88,8 +94,8 @@ def correction_cue(sentence: str) -> CorrectionCue | None:
         for pattern in (_REPLACED_EN, _REPLACED_ZH)
         for m in pattern.finditer(body)
     )
-    # A replaced value names something: a content word or a number, not "really" or "it".
-    replaced = tuple(r for r in replaced if r and (key_terms(r) or _LEADING_NUMBER.match(r)))
+    # "not really", "not yet": a word that only softens the "not" names no replaced value.
+    replaced = tuple(r for r in replaced if r and not _FILLER_ONLY.fullmatch(r))
     if not explicit and not replaced:
         return None
     return CorrectionCue(body=body, explicit=explicit, replaced=replaced)

@@ -163,6 +163,20 @@ def test_a_real_correction_with_not_still_supersedes(store: InMemoryStore) -> No
     }
 
 
+def test_a_short_replaced_value_still_names_what_it_replaces(store: InMemoryStore) -> None:
+    """ "not B" and "not the second" are corrections: only words that soften the "not"
+    ("really", "yet", "just") name nothing."""
+    say(
+        store,
+        ("user", "We go with plan B for the launch"),
+        ("user", "We go with plan A for the launch, not B"),
+    )
+    run_extraction(store, SESSION, CONFIG)
+    assert [i.content for i in items(store, statuses=("superseded",))] == [
+        "We go with plan B for the launch"
+    ]
+
+
 def test_subject_less_correction_rewrites_the_value(store: InMemoryStore) -> None:
     """ "No, make it 5." names no subject: the new item is the old sentence with 5."""
     say(store, ("user", "Set the retry limit to 3 attempts."), ("user", "No, make it 5."))
