@@ -11,8 +11,8 @@ term in half the turns, such as a speaker's name that begins each line, weighs c
 nothing by construction.
 
 The store serves candidates by substring (`filter_terms`: a stem whose last letter the
-stemmer may have rewritten or added is cut back: `studi` is searched as `stud`, and
-`hike` as `hik`, which `hiking` holds); the score is
+stemmer may have rewritten is cut back: `studi` is searched as `stud`; a stem in `e`
+is searched in its -ing form too: `hike` and `hiking`); the score is
 always computed here, so every backend ranks alike.
 """
 
@@ -98,12 +98,16 @@ def relevance_tokens(text: str, stop: bool = True, stemmed: bool = True) -> tupl
     return tuple(tokens)
 
 
-def filter_term(token: str) -> str:
-    """The substring a store searches for a token: a stem ending in `i` (y/ies) or `e`
-    (`hike`, the stem of `hiking`) loses that letter."""
-    if token.isascii() and token.isalpha() and token.endswith(("i", "e")) and len(token) > 3:
-        return token[:-1]
-    return token
+def filter_terms(token: str) -> tuple[str, ...]:
+    """The substrings a store searches for a token: a stem ending in `i` (y/ies) loses
+    it; a stem ending in `e` is also searched in its -ing form, the one form that drops
+    the e (`hike`: `hiking`; cutting it to `hik` would make `note` search `not`)."""
+    if token.isascii() and token.isalpha() and len(token) > 3:
+        if token.endswith("i"):
+            return (token[:-1],)
+        if token.endswith("e"):
+            return (token, token[:-1] + "ing")
+    return (token,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +122,7 @@ class QueryTerms:
 
     def filters(self) -> tuple[str, ...]:
         """Distinct substrings a store should search for, in the query's order."""
-        return tuple(dict.fromkeys(filter_term(t) for t in self.weights))
+        return tuple(dict.fromkeys(f for t in self.weights for f in filter_terms(t)))
 
 
 def query_terms(

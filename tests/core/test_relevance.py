@@ -77,6 +77,18 @@ def test_a_stem_that_gained_an_e_finds_the_ing_form(
     assert set(turn_scores(store, asked)) == {1}
 
 
+def test_a_stem_in_e_is_searched_whole_among_many_near_words(
+    store: MemoryStore, script: Any
+) -> None:
+    """`note` is searched as `note` and `noting`, never as `not`: 450 turns full of "not"
+    must not push the one note out of the pool."""
+    script.user(1, "Keep this note: the vault code is 4711")
+    for seq in range(2, 452):
+        script.user(seq, f"no, that is not it, not yet, I cannot say, nothing works {seq}")
+    assert query_terms("What was in my note?").filters() == ("note", "noting")
+    assert 1 in turn_scores(store, "What was in my note?")
+
+
 def test_a_latin_word_matches_words_not_substrings(store: MemoryStore, script: Any) -> None:
     """`port` scores the line about the port, not one about `export`: item or raw turn."""
     script.user(1, "export the invoices to parquet every night")
