@@ -24,7 +24,7 @@ while the name itself, heading half the turns, weighs almost nothing in BM25.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final, Protocol
 
 from lcm_core.config import Config
@@ -49,7 +49,7 @@ from lcm_core.text.relevance import (
     saturation,
     text_bag,
 )
-from lcm_core.text.speakers import chat_speakers, speaker_of
+from lcm_core.text.speakers import chat_speakers, speaker_of, writes_names
 
 # Raw turns read per query: enough that term frequencies stay close to the session's.
 TURN_POOL: Final = 400
@@ -58,6 +58,8 @@ ITEM_POOL: Final = 100
 CONTEXT_POOL: Final = 120
 # Without timestamps an episode is a window of this many seqs.
 EPISODE_SEQS: Final = 50
+# The newest seqs whose turns say whether the session is a chat log ("Emi: ...").
+CHAT_LOG_WINDOW: Final = 200
 # Message types whose text is a turn of the conversation (context of the next one).
 MESSAGE_TYPES: Final = ("user/message", "assistant/message")
 
@@ -165,6 +167,10 @@ class LexicalRetriever:
         score = Scorer.of(terms, corpus)
         own = {e.seq: score(bag) for e, bag in zip(events, bags, strict=True)}
         turns = self._turns(store, session_id, events, bags, own, score, config, tokens)
+        if events and not _ablated(config, "speaker") and config.retrieval.speaker_weight > 0:
+            _lift_named_speakers(
+                store, session_id, newest, turn_types, turns, score, tokens, config
+            )
         items: list[tuple[MemoryItem, float]] = []
         replaced: set[int] = set()
         if not _ablated(config, "items"):
@@ -230,7 +236,6 @@ class LexicalRetriever:
     ) -> dict[int, ScoredTurn]:
         context_weight = 0.0 if _ablated(config, "context") else config.retrieval.context_weight
         episode_weight = 0.0 if _ablated(config, "episode") else config.retrieval.episode_weight
-        speaker_weight = 0.0 if _ablated(config, "speaker") else config.retrieval.speaker_weight
         context: dict[int, float] = {}
         if context_weight > 0 and events:
             context = _context_scores(store, session_id, events, own, score, tokens)
@@ -239,26 +244,50 @@ class LexicalRetriever:
         if episode_weight > 0:
             episodes = _episode_scores(keys, bags, score)
         top_episode = max(episodes.values(), default=0.0)
-        named = _named_speakers(events, score, tokens) if speaker_weight > 0 else frozenset()
         scored: dict[int, ScoredTurn] = {}
         for event, key in zip(events, keys, strict=True):
             seq = event.seq
             before = context.get(seq, 0.0)
             base = own[seq] + context_weight * before
             share = episodes.get(key, 0.0) / top_episode if top_episode else 0.0
-            relevance = base * (1.0 + episode_weight * share)
-            if named and speaker_of(event.text) in named:
-                relevance *= 1.0 + speaker_weight
-            scored[seq] = ScoredTurn(event, relevance, own[seq], before, share)
+            scored[seq] = ScoredTurn(
+                event, base * (1.0 + episode_weight * share), own[seq], before, share
+            )
         return scored
 
 
-def _named_speakers(events: Sequence[Event], score: Scorer, tokens: _Bags) -> frozenset[str]:
-    """The chat log's speakers whose name is one of the question's terms."""
-    speakers = chat_speakers(event.text for event in events)
-    return frozenset(
-        name for name in speakers if any(t in score.factors for t in tokens(name).counts)
-    )
+def _lift_named_speakers(
+    store: MemoryStore,
+    session_id: str,
+    newest: int | None,
+    turn_types: Sequence[str] | None,
+    turns: dict[int, ScoredTurn],
+    score: Scorer,
+    tokens: _Bags,
+    config: Config,
+) -> None:
+    """Multiply the turns of a chat log's speakers the question names by 1 + speakerWeight.
+
+    Whether the session is a chat log is asked of its newest turns, not of the pool: a
+    question about errors pools the "Error: ..." turns of a work session.
+    """
+    if newest is None:
+        return
+    start = max(newest - CHAT_LOG_WINDOW + 1, 0)
+    recent = store.list_events(session_id, start_seq=start, end_seq=newest, types=turn_types)
+    if not writes_names(event.text for event in recent):
+        return
+    texts = {event.seq: event.text for event in recent}
+    texts.update((seq, turn.event.text) for seq, turn in turns.items())
+    named = {
+        name
+        for name in chat_speakers(texts.values())
+        if any(t in score.factors for t in tokens(name).counts)
+    }
+    factor = 1.0 + config.retrieval.speaker_weight
+    for seq, turn in turns.items():
+        if speaker_of(turn.event.text) in named:
+            turns[seq] = replace(turn, relevance=turn.relevance * factor)
 
 
 def _context_scores(

@@ -2,9 +2,11 @@
 
 People paste and keep conversations in that form, and multi-person transcripts are
 stored that way: the speaker's name heads the turn. `speaker_of` reads that name;
-`chat_speakers` says which names are really speakers, not a "Note:" or "注意：" that
-heads an odd message: only turns more than half of which begin with a name are written
-in that convention, and only a name that heads more than one of them is a speaker.
+`writes_names` and `chat_speakers` say which names are really speakers, not a "Note:",
+"Error:" or "注意：" that heads an odd message: only turns more than half of which begin
+with a name are written in that convention (the caller asks it of a sample that does not
+depend on the question: a question about errors pools the "Error:" turns), and only a
+name that heads more than one turn is a speaker.
 """
 
 from __future__ import annotations
@@ -33,10 +35,21 @@ def speaker_of(text: str) -> str | None:
     return found.group(1) if found else None
 
 
-def chat_speakers(texts: Iterable[str]) -> frozenset[str]:
-    """The speakers' names when these turns are a chat log, else nothing."""
+def writes_names(texts: Iterable[str]) -> bool:
+    """True for a chat log: more than half of these turns begin with a name, and two
+    names or more head several of them (a conversation has two sides; three "Error:"
+    lines in a row are no conversation)."""
     heads = [speaker_of(text) for text in texts]
-    named = Counter(name for name in heads if name is not None)
-    if sum(named.values()) <= CHAT_LOG_SHARE * len(heads):
-        return frozenset()
-    return frozenset(name for name, count in named.items() if count >= SPEAKER_MIN_TURNS)
+    named = [name for name in heads if name is not None]
+    return len(named) > CHAT_LOG_SHARE * len(heads) and len(chat_speakers_of(named)) >= 2
+
+
+def chat_speakers_of(names: Iterable[str]) -> frozenset[str]:
+    """The names that occur more than once among these heads."""
+    counts = Counter(names)
+    return frozenset(name for name, count in counts.items() if count >= SPEAKER_MIN_TURNS)
+
+
+def chat_speakers(texts: Iterable[str]) -> frozenset[str]:
+    """The names that head more than one of these turns."""
+    return chat_speakers_of(name for text in texts if (name := speaker_of(text)) is not None)

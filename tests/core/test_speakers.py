@@ -10,7 +10,7 @@ from lcm_core.config import load_config
 from lcm_core.retrieval.rank import default_pool
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.query import query_signals
-from lcm_core.text.speakers import chat_speakers, speaker_of
+from lcm_core.text.speakers import chat_speakers, speaker_of, writes_names
 
 S = "sess"
 # The speaker alone: no neighbours, context or episode to lift a turn.
@@ -43,11 +43,14 @@ def test_the_name_that_heads_a_turn(text: str, name: str | None) -> None:
 def test_only_a_chat_log_has_speakers() -> None:
     """Most turns must begin with a name, and a speaker heads more than one of them."""
     log = ["Emi: hi", "Elise: hey", "Emi: how was the trip?", "Elise: great", "Bo: hello"]
-    assert chat_speakers(log) == {"Emi", "Elise"}
-    assert chat_speakers(["Emi: hi", "Elise: hey", "Emi: bye", "ok"]) == {"Emi"}
+    assert writes_names(log) and chat_speakers(log) == {"Emi", "Elise"}
+    assert writes_names(["Emi: hi", "Elise: hey", "Emi: bye", "Elise: ok", "ok"])
+    # One name heading most turns is a run of labels, not a conversation.
+    assert not writes_names(["Error: refused", "Error: timeout", "fixed it", "Error: disk"])
     work = ["Note: the port is 8080", "deploy on friday", "run the tests", "Note: ok", "go"]
-    assert chat_speakers(work) == frozenset()
-    assert chat_speakers([]) == frozenset()
+    assert not writes_names(work)
+    assert not writes_names(["问题：登录页面白屏", "部署好了", "问题：端口冲突", "好的"])
+    assert not writes_names([])
 
 
 def _order(store: MemoryStore, question: str, config: Any) -> list[int]:
@@ -94,16 +97,45 @@ def test_the_named_speakers_turn_comes_first(script: Any, language: str) -> None
     assert _order(script.store, unnamed, ON) == _order(script.store, unnamed, OFF)
 
 
-def test_a_heading_word_outside_a_chat_log_is_no_speaker(script: Any) -> None:
-    """A work session with one "Note:" turn: a question about the note is scored as ever."""
-    script.user(1, "Note: the staging port is 8080")
-    script.user(2, "the note about the port was wrong, production uses 8443")
-    script.user(3, "deploy on friday")
-    script.user(4, "run the tests first")
-    on = default_pool(script.store, S, query_signals("what does the note say about the port?"), ON)
-    off = default_pool(
-        script.store, S, query_signals("what does the note say about the port?"), OFF
-    )
+WORK_SESSIONS = {
+    # A question about errors pools the "Error:" turns: most of the pool is headed,
+    # the session is not a chat log.
+    "en": (
+        [
+            "Error: connection refused on port 5432",
+            "Error: timeout while running the migration",
+            "we fixed the migration timeout by raising lock_timeout to 30s",
+            "Error: disk full on the build box",
+            "deploy on friday",
+            "run the tests first",
+            "the staging port is 8080",
+        ],
+        "How did we fix the migration timeout error?",
+    ),
+    "zh": (
+        [
+            "问题：登录页面白屏",
+            "问题：部署后端口冲突",
+            "端口冲突是因为nginx占用了80，改成8080就解决了",
+            "问题：日志太多",
+            "周五上线",
+            "先跑测试",
+            "预发环境端口是8080",
+        ],
+        "端口冲突的问题是怎么解决的？",
+    ),
+}
+
+
+@pytest.mark.parametrize("language", sorted(WORK_SESSIONS))
+def test_a_heading_word_outside_a_chat_log_is_no_speaker(script: Any, language: str) -> None:
+    """A work session with "Error:" / "问题：" turns: the question is scored as ever."""
+    texts, question = WORK_SESSIONS[language]
+    for seq, text in enumerate(texts, 1):
+        script.user(seq, text)
+    on = default_pool(script.store, S, query_signals(question), ON)
+    off = default_pool(script.store, S, query_signals(question), OFF)
     assert {s: t.relevance for s, t in on.turns.items()} == {
         s: t.relevance for s, t in off.turns.items()
     }
+    assert any(speaker_of(on.turns[seq].event.text) for seq in on.turns)
