@@ -271,22 +271,24 @@ def _lift_named_speakers(
     Whether the session is a chat log is asked of its newest turns, not of the pool: a
     question about errors pools the "Error: ..." turns of a work session.
     """
-    if newest is None:
-        return
+    heads = {seq: speaker_of(turn.event.text) for seq, turn in turns.items()}
+    asked = {
+        name
+        for name in set(heads.values())
+        if name is not None and any(t in score.factors for t in tokens(name).counts)
+    }
+    if newest is None or not asked:
+        return  # no pooled turn is headed by a name the question holds: nothing to read
     start = max(newest - CHAT_LOG_WINDOW + 1, 0)
     recent = store.list_events(session_id, start_seq=start, end_seq=newest, types=turn_types)
     if not writes_names(event.text for event in recent):
         return
     texts = {event.seq: event.text for event in recent}
     texts.update((seq, turn.event.text) for seq, turn in turns.items())
-    named = {
-        name
-        for name in chat_speakers(texts.values())
-        if any(t in score.factors for t in tokens(name).counts)
-    }
+    named = asked & chat_speakers(texts.values())
     factor = 1.0 + config.retrieval.speaker_weight
     for seq, turn in turns.items():
-        if speaker_of(turn.event.text) in named:
+        if heads[seq] in named:
             turns[seq] = replace(turn, relevance=turn.relevance * factor)
 
 
