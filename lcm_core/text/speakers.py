@@ -41,15 +41,14 @@ def writes_names(texts: Iterable[str]) -> bool:
     lines in a row are no conversation)."""
     heads = [speaker_of(text) for text in texts]
     named = [name for name in heads if name is not None]
-    return len(named) > CHAT_LOG_SHARE * len(heads) and len(chat_speakers_of(named)) >= 2
-
-
-def chat_speakers_of(names: Iterable[str]) -> frozenset[str]:
-    """The names that occur more than once among these heads."""
-    counts = Counter(names)
-    return frozenset(name for name, count in counts.items() if count >= SPEAKER_MIN_TURNS)
+    return len(named) > CHAT_LOG_SHARE * len(heads) and len(_repeated(named)) >= 2
 
 
 def chat_speakers(texts: Iterable[str]) -> frozenset[str]:
     """The names that head more than one of these turns."""
-    return chat_speakers_of(name for text in texts if (name := speaker_of(text)) is not None)
+    return _repeated(name for text in texts if (name := speaker_of(text)) is not None)
+
+
+def _repeated(names: Iterable[str]) -> frozenset[str]:
+    counts = Counter(names)
+    return frozenset(name for name, count in counts.items() if count >= SPEAKER_MIN_TURNS)
