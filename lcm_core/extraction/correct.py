@@ -40,16 +40,17 @@ _ZH_LEAD: Final = lazy_compile(
 )
 _CHANGE_TO: Final = lazy_compile(r"改成|改为|换成|改用|^\s*change\b.*\bto\b", re.IGNORECASE)
 # ", not just X but (also) Y" adds to X; it replaces nothing.
+_ADDITIVE: Final = "just|only|merely|simply|solely"
 _REPLACED_EN: Final = lazy_compile(
-    r"(?:,\s*not(?!\s+(?:just|only|merely|simply|solely)\b)|\binstead of|\brather than)"
+    rf"(?:,\s*not(?!\s+(?:{_ADDITIVE})\b)|\binstead of|\brather than)"
     r"\s+(?P<x>[^,.;!?—–()\n]+)",
     re.IGNORECASE,
 )
 _REPLACED_ZH: Final = lazy_compile(r"(?:而不是|而非|不是)\s*(?P<x>[^，。；,;！？\n]+)")
 _FILLER_ONLY: Final = lazy_compile(
-    r"(?:\s*\b(?:just|only|merely|simply|solely|really|quite|yet|even|always|ever|exactly|"
-    r"necessarily|entirely|totally|sure|so|too|very|much|now|anymore|again|here|there|"
-    r"at all|that)\b)+\s*",
+    rf"(?:\s*\b(?:{_ADDITIVE}|really|quite|yet|even|always|ever|exactly|necessarily|"
+    r"entirely|totally|sure|so|too|very|much|now|anymore|again|here|there|at all|that)\b)+"
+    r"\s*",
     re.IGNORECASE,
 )
 _REPLACED_STOP: Final = lazy_compile(
