@@ -33,9 +33,6 @@ if TYPE_CHECKING:
 
     from lcm_store_duckdb.connection import Connection
 
-# The constants of `score_matches`, stated once in the core.
-_K1: Final = BM25_K1
-_B: Final = BM25_B
 # The positions (from 1) of the terms a row contains. A lambda over the term list keeps
 # every statement one shape whatever the number of terms: spelled out per term, a long
 # query hit DuckDB's expression depth limit (1000) and took long to plan.
@@ -45,8 +42,8 @@ _WHICH: Final = "list_filter(range(1, len($terms) + 1), lambda i: contains(s.fol
 _TF: Final = "((length(folded) - length(replace(folded, z[1], ''))) // length(z[1]))"
 _BM25: Final = (
     f"list_sum(list_transform(list_zip($terms, $idfs), lambda z: "
-    f"CASE WHEN contains(folded, z[1]) THEN z[2] * {_TF} * {_K1 + 1} / "
-    f"({_TF} + {_K1} * ({1 - _B} + {_B} * length(folded) / $avglen)) ELSE 0.0 END))"
+    f"CASE WHEN contains(folded, z[1]) THEN z[2] * {_TF} * {BM25_K1 + 1} / "
+    f"({_TF} + {BM25_K1} * ({1 - BM25_B} + {BM25_B} * length(folded) / $avglen)) ELSE 0.0 END))"
 )
 
 
