@@ -71,7 +71,7 @@ def test_inflections_share_a_stem(store: MemoryStore, script: Any) -> None:
 def test_a_stem_that_gained_an_e_finds_the_ing_form(
     store: MemoryStore, script: Any, said: str, asked: str
 ) -> None:
-    """Porter2 stems `hiking` as `hike`; the store is asked for `hik`, so `hiking` is found."""
+    """Porter2 stems `hiking` as `hike`; the store is asked for `hike` and `hiking` too."""
     script.user(1, said)
     script.user(2, "the tram was late")
     assert set(turn_scores(store, asked)) == {1}
