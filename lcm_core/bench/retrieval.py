@@ -43,6 +43,7 @@ from lcm_core.retrieval.evidence import Retrieval, retrieve
 from lcm_core.retrieval.rank import ABLATIONS
 from lcm_core.store.models import Event, MemoryItem
 from lcm_core.store.ports import ItemStore, MemoryStore
+from lcm_core.text.dates import iso_time
 from lcm_core.text.query import query_signals
 from lcm_core.text.tokens import fingerprint, normalize_text, stable_item_id
 
@@ -60,6 +61,16 @@ class Turn:
     speaker: str
     text: str
     time: str | None = None
+    name: str | None = None
+
+    @property
+    def said(self) -> str:
+        """The turn as a chat log shows it: headed by the speaker's name when the dataset
+        gives one and the text does not already begin with it, so who said it is searchable
+        (and the speaker lift applies) however a converter wrote the names."""
+        if not self.name or self.text.lstrip().casefold().startswith(self.name.casefold()):
+            return self.text
+        return f"{self.name}: {self.text}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +99,7 @@ def parse_line(line: str, number: int = 0) -> Conversation:
                 str(t["speaker"]),
                 str(t.get("text") or ""),
                 str(t["time"]) if t.get("time") else None,
+                str(t["name"]).strip() or None if t.get("name") else None,
             )
             for t in raw["turns"]
         )
@@ -148,8 +160,8 @@ def ingest(store: MemoryStore, conv: Conversation, config: Config, extract: Extr
                 session_id=conv.id,
                 seq=seq,
                 type="user/message" if user else "assistant/message",
-                text=normalize_text(turn.text),
-                time=turn.time,
+                text=normalize_text(turn.said),
+                time=iso_time(turn.time) or turn.time if turn.time else None,
                 turn=seq,
                 role="user" if user else "assistant",
                 source_kind="user" if user else "model",
@@ -228,7 +240,7 @@ def evaluate_conversation(
     """
     ingest(store, conv, config, extract)
     ids = [turn.id for turn in conv.turns]
-    texts = [turn.text for turn in conv.turns]
+    texts = [turn.said for turn in conv.turns]
     # Rank deep enough for the largest k; the injected block still uses `config`.
     deep = {"limit": max(KS), "evidenceLimit": max(KS)}
     ranking_config = load_config(
@@ -290,7 +302,7 @@ def miss_record(
         if item is not None:
             entry = {"source": "item", "kind": item.kind, "text": item.content}
         else:
-            entry = {"source": "raw turn", "text": conv.turns[seqs[0]].text if seqs else ""}
+            entry = {"source": "raw turn", "text": conv.turns[seqs[0]].said if seqs else ""}
         top.append({"rank": rank, "ref": ref, "score": round(score, 4), "turns": turn_ids, **entry})
     wanted = {ref for entry in top for ref in entry["turns"]}
     return {
@@ -304,7 +316,7 @@ def miss_record(
                 "turn": turn_id,
                 "seq": by_id[turn_id][0] if turn_id in by_id else None,
                 "found": turn_id in wanted,
-                "text": by_id[turn_id][1].text if turn_id in by_id else "",
+                "text": by_id[turn_id][1].said if turn_id in by_id else "",
             }
             for turn_id in question.evidence
         ],

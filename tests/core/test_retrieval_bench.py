@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from lcm_core.assembly.assemble import assemble
+from lcm_core.assembly.step import StepMessage
 from lcm_core.bench.bm25 import BM25Baseline, BM25Index, bm25_index, top_k
 from lcm_core.bench.retrieval import (
     default_extractor,
@@ -297,6 +299,50 @@ def test_turn_time_becomes_the_event_time(store: MemoryStore) -> None:
     assert [e.time for e in store.list_events("dated")] == ["2024-01-02", None]
 
 
+def test_a_written_turn_time_is_stored_in_iso_form_and_dates_the_evidence(
+    store: MemoryStore,
+) -> None:
+    """A dataset that writes "1:56 pm on 8 May, 2023" gets the same dated evidence as one
+    that writes ISO; a time that names no date is stored as given and dates nothing."""
+    line = json.dumps(
+        {
+            "id": "written",
+            "turns": [
+                {
+                    "id": "a",
+                    "speaker": "user",
+                    "text": "Ana: I adopted a cat named Miso",
+                    "time": "1:56 pm on 8 May, 2023",
+                },
+                {
+                    "id": "b",
+                    "speaker": "user",
+                    "text": "Bo: 我周末去了杭州西湖",
+                    "time": "2023年5月9日",
+                },
+                {
+                    "id": "c",
+                    "speaker": "user",
+                    "text": "Ana: the cat sleeps all day",
+                    "time": "sometime",
+                },
+            ],
+            "questions": [],
+        }
+    )
+    ingest(store, parse_line(line), load_config(), default_extractor)
+    assert [e.time for e in store.list_events("written")] == [
+        "2023-05-08T13:56",
+        "2023-05-09",
+        "sometime",
+    ]
+    block = assemble(
+        store, "written", [StepMessage("user", "what is Ana's cat named? 杭州")], load_config()
+    ).text
+    assert "2023-05-08" in block and "2023-05-09" in block
+    assert "sometime" not in block
+
+
 def test_the_frozen_baseline_tokenizer_does_not_move() -> None:
     """BM25's tokenizer is pinned: ranking work elsewhere never changes the baseline."""
     from lcm_core.bench.bm25 import tokenize as frozen
@@ -311,3 +357,36 @@ def test_the_frozen_baseline_tokenizer_does_not_move() -> None:
         "超过",
         "x_y-z",
     ]
+
+
+def test_a_name_given_only_in_the_name_field_heads_the_turn(store: MemoryStore) -> None:
+    """A converter that keeps names out of the text loses nothing: the harness writes the
+    turn as a chat log shows it ("Ana: ..."), once, for the pipeline and the baselines."""
+    line = json.dumps(
+        {
+            "id": "named",
+            "turns": [
+                {"id": "a", "speaker": "user", "name": "Ana", "text": "I adopted a cat"},
+                {"id": "b", "speaker": "user", "name": "Bo", "text": "Bo: 我也养了一只猫"},
+                {"id": "c", "speaker": "user", "name": "小明", "text": "我昨天去了杭州"},
+                {"id": "d", "speaker": "user", "text": "no name here"},
+            ],
+            "questions": [{"id": "q", "question": "What did Ana adopt?", "evidence": ["a"]}],
+        }
+    )
+    conv = parse_line(line)
+    ingest(store, conv, load_config(), default_extractor)
+    assert [e.text for e in store.list_events("named")] == [
+        "Ana: I adopted a cat",
+        "Bo: 我也养了一只猫",
+        "小明: 我昨天去了杭州",
+        "no name here",
+    ]
+    seen: list[Sequence[str]] = []
+
+    def spy(texts: Sequence[str], question: str, k: int) -> list[int]:
+        seen.append(list(texts))
+        return list(range(len(texts)))[:k]
+
+    run([conv], lambda: SQLiteMemoryStore(":memory:"), spy, extract=default_extractor)
+    assert seen[0][0] == "Ana: I adopted a cat" and seen[0][1] == "Bo: 我也养了一只猫"

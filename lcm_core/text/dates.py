@@ -1,0 +1,92 @@
+"""Dates as people and datasets write them, read into ISO form so evidence can be dated.
+
+Hosts stamp events in ISO 8601. Imported conversations often do not ("8 May, 2023",
+"1:56 pm on 8 May, 2023", "May 8 2023", "2023/05/08", "2023年5月8日"); their turns
+would show no date in the block and fall into no session day. `iso_time` reads the
+common written forms, deterministically and without a locale, and gives up (None) on
+anything else rather than guess.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Final
+
+from lcm_core.text.lazy_regex import lazy_compile
+
+_MONTHS: Final = {
+    name: number
+    for number, names in enumerate(
+        (
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ),
+        1,
+    )
+    for name in names
+}
+_MONTH: Final = r"\b(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_YEAR: Final = r"(?P<year>\d{4})"
+_DAY: Final = r"(?<!\d)(?P<day>\d{1,2})(?:st|nd|rd|th)?"
+# An ISO date (with anything after it) is kept exactly as written.
+ISO_DATE_RE: Final = lazy_compile(r"\d{4}-\d{2}-\d{2}")
+_DATE_RES: Final = (
+    lazy_compile(rf"{_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}", re.IGNORECASE),  # 8 May, 2023
+    lazy_compile(rf"{_MONTH}\s+{_DAY},?\s+{_YEAR}", re.IGNORECASE),  # May 8, 2023
+    lazy_compile(rf"{_YEAR}[/.](?P<month>\d{{1,2}})[/.]{_DAY}"),  # 2023/05/08
+    lazy_compile(rf"{_YEAR}\s*年\s*(?P<month>\d{{1,2}})\s*月\s*{_DAY}\s*[日号]"),  # 2023年5月8日
+)
+# A clock time beside the date ("1:56 pm", "13:56"); 下午/上午 are not read.
+_CLOCK_RE: Final = lazy_compile(
+    r"(?<!\d)(?P<hour>\d{1,2}):(?P<minute>\d{2})\s*(?P<half>[ap]\.?m\b\.?)?", re.IGNORECASE
+)
+
+
+def is_iso_date(time: str | None) -> bool:
+    """True when `time` begins with an ISO date (`2026-03-02`, `2026-03-02T09:15:00Z`)."""
+    return time is not None and ISO_DATE_RE.fullmatch(time[:10]) is not None
+
+
+def iso_time(written: str) -> str | None:
+    """`written` in ISO form: `2023-05-08T13:56` with a clock time, `2023-05-08` without;
+    an ISO time as given; None when no date of a known form is in it."""
+    text = written.strip()
+    if is_iso_date(text):
+        return text
+    for pattern in _DATE_RES:
+        found = pattern.search(text)
+        if found is None:
+            continue
+        month = found.group("month")
+        number = int(month) if month.isdigit() else _MONTHS[month.lower().rstrip(".")]
+        try:
+            day = dt.date(int(found.group("year")), number, int(found.group("day")))
+        except ValueError:
+            return None
+        clock = _CLOCK_RE.search(text[: found.start()] + " " + text[found.end() :])
+        return day.isoformat() + (_clock(clock) if clock else "")
+    return None
+
+
+def _clock(found: re.Match[str]) -> str:
+    """The clock time as `T13:56` ("1:56 pm"), or "" when it is no time of day."""
+    hour, minute = int(found.group("hour")), int(found.group("minute"))
+    half = (found.group("half") or "").lower()
+    if half:
+        if not 1 <= hour <= 12:
+            return ""
+        hour = hour % 12 + (12 if half.startswith("p") else 0)
+    if hour > 23 or minute > 59:
+        return ""
+    return f"T{hour:02d}:{minute:02d}"
