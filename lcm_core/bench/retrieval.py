@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import statistics
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -63,14 +63,22 @@ class Turn:
     time: str | None = None
     name: str | None = None
 
-    @property
-    def said(self) -> str:
-        """The turn as a chat log shows it: headed by the speaker's name when the dataset
-        gives one and the text does not already begin with it, so who said it is searchable
-        (and the speaker lift applies) however a converter wrote the names."""
-        if not self.name or self.text.lstrip().casefold().startswith(self.name.casefold()):
-            return self.text
-        return f"{self.name}: {self.text}"
+
+def headed(turns: Sequence[Turn]) -> tuple[Turn, ...]:
+    """The turns as a chat log between people shows them: when two or more named people
+    speak as users, each turn whose text does not already begin with its speaker's name
+    is written `Name: text`, so who said what stays searchable however a converter wrote
+    the names. A user-and-assistant session is left as it is: the role tells who spoke,
+    and a host never writes the user's name before each message."""
+    people = {turn.name for turn in turns if turn.speaker == "user" and turn.name}
+    if len(people) < 2:
+        return tuple(turns)
+    return tuple(
+        replace(turn, text=f"{turn.name}: {turn.text}")
+        if turn.name and not turn.text.lstrip().casefold().startswith(turn.name.casefold())
+        else turn
+        for turn in turns
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,15 +101,17 @@ def parse_line(line: str, number: int = 0) -> Conversation:
     where = f"line {number}" if number else "conversation"
     try:
         raw = json.loads(line)
-        turns = tuple(
-            Turn(
-                str(t["id"]),
-                str(t["speaker"]),
-                str(t.get("text") or ""),
-                str(t["time"]) if t.get("time") else None,
-                str(t["name"]).strip() or None if t.get("name") else None,
-            )
-            for t in raw["turns"]
+        turns = headed(
+            [
+                Turn(
+                    str(t["id"]),
+                    str(t["speaker"]),
+                    str(t.get("text") or ""),
+                    str(t["time"]) if t.get("time") else None,
+                    str(t["name"]).strip() or None if t.get("name") else None,
+                )
+                for t in raw["turns"]
+            ]
         )
         questions = tuple(
             Question(
@@ -160,7 +170,7 @@ def ingest(store: MemoryStore, conv: Conversation, config: Config, extract: Extr
                 session_id=conv.id,
                 seq=seq,
                 type="user/message" if user else "assistant/message",
-                text=normalize_text(turn.said),
+                text=normalize_text(turn.text),
                 time=iso_time(turn.time) or turn.time if turn.time else None,
                 turn=seq,
                 role="user" if user else "assistant",
@@ -240,7 +250,7 @@ def evaluate_conversation(
     """
     ingest(store, conv, config, extract)
     ids = [turn.id for turn in conv.turns]
-    texts = [turn.said for turn in conv.turns]
+    texts = [turn.text for turn in conv.turns]
     # Rank deep enough for the largest k; the injected block still uses `config`.
     deep = {"limit": max(KS), "evidenceLimit": max(KS)}
     ranking_config = load_config(
@@ -302,7 +312,7 @@ def miss_record(
         if item is not None:
             entry = {"source": "item", "kind": item.kind, "text": item.content}
         else:
-            entry = {"source": "raw turn", "text": conv.turns[seqs[0]].said if seqs else ""}
+            entry = {"source": "raw turn", "text": conv.turns[seqs[0]].text if seqs else ""}
         top.append({"rank": rank, "ref": ref, "score": round(score, 4), "turns": turn_ids, **entry})
     wanted = {ref for entry in top for ref in entry["turns"]}
     return {
@@ -316,7 +326,7 @@ def miss_record(
                 "turn": turn_id,
                 "seq": by_id[turn_id][0] if turn_id in by_id else None,
                 "found": turn_id in wanted,
-                "text": by_id[turn_id][1].said if turn_id in by_id else "",
+                "text": by_id[turn_id][1].text if turn_id in by_id else "",
             }
             for turn_id in question.evidence
         ],

@@ -360,8 +360,9 @@ def test_the_frozen_baseline_tokenizer_does_not_move() -> None:
 
 
 def test_a_name_given_only_in_the_name_field_heads_the_turn(store: MemoryStore) -> None:
-    """A converter that keeps names out of the text loses nothing: the harness writes the
-    turn as a chat log shows it ("Ana: ..."), once, for the pipeline and the baselines."""
+    """A chat between people whose converter keeps names out of the text loses nothing:
+    the harness writes each turn as a chat log shows it ("Ana: ..."), once, for the
+    pipeline and the baselines."""
     line = json.dumps(
         {
             "id": "named",
@@ -390,3 +391,19 @@ def test_a_name_given_only_in_the_name_field_heads_the_turn(store: MemoryStore) 
 
     run([conv], lambda: SQLiteMemoryStore(":memory:"), spy, extract=default_extractor)
     assert seen[0][0] == "Ana: I adopted a cat" and seen[0][1] == "Bo: 我也养了一只猫"
+
+
+def test_a_user_and_assistant_session_keeps_its_texts() -> None:
+    """One named user and an assistant: the role tells who spoke, and no host writes the
+    user's name before each message, so the texts are stored as given."""
+    line = json.dumps(
+        {
+            "id": "solo",
+            "turns": [
+                {"id": "a", "speaker": "user", "name": "Sam", "text": "I prefer tea"},
+                {"id": "b", "speaker": "assistant", "name": "assistant", "text": "noted"},
+            ],
+            "questions": [],
+        }
+    )
+    assert [t.text for t in parse_line(line).turns] == ["I prefer tea", "noted"]
