@@ -45,6 +45,7 @@ from lcm_core.store.models import Event, MemoryItem
 from lcm_core.store.ports import ItemStore, MemoryStore
 from lcm_core.text.dates import iso_time
 from lcm_core.text.query import query_signals
+from lcm_core.text.speakers import speaker_of, writes_names
 from lcm_core.text.tokens import fingerprint, normalize_text, stable_item_id
 
 KS: Final = (5, 10, 25)
@@ -64,21 +65,40 @@ class Turn:
     name: str | None = None
 
 
+# Names that stand for a role, not a person: such a conversation is a user's session.
+ROLE_NAMES: Final = frozenset(
+    {"user", "assistant", "system", "human", "ai", "bot", "model", "用户", "助手", "系统"}
+)
+
+
 def headed(turns: Sequence[Turn]) -> tuple[Turn, ...]:
-    """The turns as a chat log between people shows them: when two or more named people
-    speak as users, each turn whose text does not already begin with its speaker's name
-    is written `Name: text`, so who said what stays searchable however a converter wrote
-    the names. A user-and-assistant session is left as it is: the role tells who spoke,
-    and a host never writes the user's name before each message."""
-    people = {turn.name for turn in turns if turn.speaker == "user" and turn.name}
-    if len(people) < 2:
+    """The turns of a chat between people as a chat log shows them.
+
+    When two or more named people speak (the `name` field, or the "Name:" head of the
+    text when the turns read as a chat log) and none is named for a role, every named
+    turn is a user message, whichever side a converter put it on: a person's words are
+    what someone said, not an assistant's proposals. Its text begins with the name
+    (`Name: text`) unless it already does, so who said what stays searchable. A session
+    between a user and an assistant is left as it is: the role tells who spoke, and a
+    host never writes the user's name before each message.
+    """
+    chat_log = writes_names(turn.text for turn in turns)
+    names = [turn.name or (speaker_of(turn.text) if chat_log else None) for turn in turns]
+    people = {name for name in names if name}
+    if len(people) < 2 or any(name.casefold() in ROLE_NAMES for name in people):
         return tuple(turns)
     return tuple(
-        replace(turn, text=f"{turn.name}: {turn.text}")
-        if turn.name and not turn.text.lstrip().casefold().startswith(turn.name.casefold())
-        else turn
-        for turn in turns
+        turn if name is None else _said_by(turn, name)
+        for turn, name in zip(turns, names, strict=True)
     )
+
+
+def _said_by(turn: Turn, name: str) -> Turn:
+    """A person's turn: a user message headed by the person's name."""
+    text = turn.text
+    if not text.lstrip().casefold().startswith(name.casefold()):
+        text = f"{name}: {text}"
+    return replace(turn, speaker="user", text=text)
 
 
 @dataclass(frozen=True, slots=True)

@@ -393,6 +393,41 @@ def test_a_name_given_only_in_the_name_field_heads_the_turn(store: MemoryStore) 
     assert seen[0][0] == "Ana: I adopted a cat" and seen[0][1] == "Bo: 我也养了一只猫"
 
 
+def test_a_person_a_converter_put_on_the_assistant_side_speaks_as_a_user(
+    store: MemoryStore,
+) -> None:
+    """Two people, one labelled "assistant" by a converter: both are user messages (a
+    person's words are what someone said), in English and Chinese, with names from the
+    field or from the text's chat-log heads. An unnamed assistant keeps its role."""
+    line = json.dumps(
+        {
+            "id": "pair",
+            "turns": [
+                {"id": "a", "speaker": "user", "name": "Ana", "text": "I adopted a cat"},
+                {"id": "b", "speaker": "assistant", "name": "Bo", "text": "我也养了一只猫"},
+                {"id": "c", "speaker": "assistant", "text": "How can I help?"},
+            ],
+            "questions": [],
+        }
+    )
+    ingest(store, parse_line(line), load_config(), default_extractor)
+    assert [(e.type, e.text) for e in store.list_events("pair")] == [
+        ("user/message", "Ana: I adopted a cat"),
+        ("user/message", "Bo: 我也养了一只猫"),
+        ("assistant/message", "How can I help?"),
+    ]
+    heads = [
+        {"id": f"t{i}", "speaker": side, "text": text}
+        for i, (side, text) in enumerate(
+            [("user", "Emi: hi"), ("assistant", "Kai: hello"), ("user", "Emi: art?"),
+             ("assistant", "Kai: 我喜欢画画")]
+        )
+    ]  # fmt: skip
+    turns = parse_line(json.dumps({"id": "h", "turns": heads, "questions": []})).turns
+    assert [t.speaker for t in turns] == ["user"] * 4
+    assert [t.text for t in turns][3] == "Kai: 我喜欢画画"
+
+
 def test_a_user_and_assistant_session_keeps_its_texts() -> None:
     """One named user and an assistant: the role tells who spoke, and no host writes the
     user's name before each message, so the texts are stored as given."""
@@ -406,4 +441,17 @@ def test_a_user_and_assistant_session_keeps_its_texts() -> None:
             "questions": [],
         }
     )
-    assert [t.text for t in parse_line(line).turns] == ["I prefer tea", "noted"]
+    assert [(t.speaker, t.text) for t in parse_line(line).turns] == [
+        ("user", "I prefer tea"),
+        ("assistant", "noted"),
+    ]
+    # Names that stand for roles are no people either, whatever the texts begin with.
+    roles = [
+        {"id": "a", "speaker": "user", "name": "user", "text": "Error: it failed"},
+        {"id": "b", "speaker": "assistant", "name": "Assistant", "text": "Note: retry"},
+    ]
+    kept = parse_line(json.dumps({"id": "r", "turns": roles, "questions": []})).turns
+    assert [(t.speaker, t.text) for t in kept] == [
+        ("user", "Error: it failed"),
+        ("assistant", "Note: retry"),
+    ]
