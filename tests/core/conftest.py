@@ -7,8 +7,12 @@ test modules cannot import sibling helper modules.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -93,3 +97,22 @@ def new_script() -> Iterator[Callable[..., Script]]:
 def script(new_script: Callable[[str], Script]) -> Script:
     """One scripted session, id `sess`, over a fresh store."""
     return new_script("sess")
+
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def _load_benchmark(name: str) -> ModuleType:
+    """benchmarks/<name>.py imported as a module (benchmarks/ is a folder of scripts)."""
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up while building
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def benchmark_script() -> Callable[[str], ModuleType]:
+    """Loads a script of benchmarks/ by name, for the tests of that script."""
+    return _load_benchmark

@@ -2,26 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def converter() -> ModuleType:
-    path = ROOT / "benchmarks" / "convert_realtalk.py"
-    spec = importlib.util.spec_from_file_location("convert_realtalk", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def turn(dia: str, who: str, text: str, stamp: str, **extra: Any) -> dict[str, Any]:
@@ -63,6 +50,11 @@ CHAT: dict[str, Any] = {
 
 
 @pytest.fixture
+def converter(benchmark_script: Callable[[str], ModuleType]) -> ModuleType:
+    return benchmark_script("convert_realtalk")
+
+
+@pytest.fixture
 def data_dir(tmp_path: Path) -> Path:
     folder = tmp_path / "REALTALK" / "data"
     folder.mkdir(parents=True)
@@ -72,11 +64,11 @@ def data_dir(tmp_path: Path) -> Path:
 
 
 def test_converts_both_speakers_to_named_user_turns_with_dates(
-    data_dir: Path, tmp_path: Path
+    data_dir: Path, tmp_path: Path, converter: ModuleType
 ) -> None:
     """Names at the start of each turn, the session's ISO date, a photo's caption kept."""
     out = tmp_path / "out.jsonl"
-    assert converter().main([str(data_dir), str(out)]) == 0
+    assert converter.main([str(data_dir), str(out)]) == 0
     (record,) = [json.loads(line) for line in out.read_text("utf-8").splitlines()]
     turns = record["turns"]
     assert [t["speaker"] for t in turns] == ["user"] * 4
@@ -86,10 +78,12 @@ def test_converts_both_speakers_to_named_user_turns_with_dates(
     assert [t["time"] for t in turns] == ["2024-01-02"] * 3 + ["2024-01-05"]
 
 
-def test_evidence_lists_ranges_and_unresolved_questions(data_dir: Path, tmp_path: Path) -> None:
+def test_evidence_lists_ranges_and_unresolved_questions(
+    data_dir: Path, tmp_path: Path, converter: ModuleType
+) -> None:
     """Lists and ranges are split, unknown ids dropped, a question with none left is counted."""
     out = tmp_path / "out.jsonl"
-    module = converter()
+    module = converter
     record, left_out = module.convert_chat(data_dir / "Chat_1_Ana_Bo.json")
     evidence = {q["question"]: q["evidence"] for q in record["questions"]}
     assert evidence == {
@@ -102,12 +96,14 @@ def test_evidence_lists_ranges_and_unresolved_questions(data_dir: Path, tmp_path
 
 
 @pytest.mark.parametrize("where", ["locomo", "elsewhere"])
-def test_refuses_any_folder_but_the_top_level_data(tmp_path: Path, where: str) -> None:
+def test_refuses_any_folder_but_the_top_level_data(
+    tmp_path: Path, where: str, converter: ModuleType
+) -> None:
     """The held-out copy under data/locomo/ (or any other folder) is never read."""
     folder = tmp_path / "data" / "locomo" if where == "locomo" else tmp_path / "elsewhere"
     folder.mkdir(parents=True)
     (folder / "Chat_1_Ana_Bo.json").write_text(json.dumps(CHAT), "utf-8")
-    module = converter()
+    module = converter
     with pytest.raises(module.ConvertError):
         module.chat_files(folder)
     assert module.main([str(folder), str(tmp_path / "o.jsonl")]) == 1

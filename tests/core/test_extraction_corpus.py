@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -14,27 +13,16 @@ import pytest
 from lcm_core.capture.events import GENERATED_SOURCE_KINDS, USER_SOURCE_KINDS
 from lcm_core.extraction.run import extract_text
 
-ROOT = Path(__file__).resolve().parents[2]
 CORPUS = Path(__file__).with_name("extraction_corpus.jsonl")
 ROWS: list[dict[str, Any]] = [
     json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()
 ]
 
 
-def benchmark() -> ModuleType:
-    """benchmarks/extraction_quality.py, which holds the one matching rule."""
-    path = ROOT / "benchmarks" / "extraction_quality.py"
-    spec = importlib.util.spec_from_file_location("extraction_quality", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while building
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
-def result() -> Any:
-    return benchmark().evaluate(ROWS)
+def result(benchmark_script: Callable[[str], ModuleType]) -> Any:
+    # benchmarks/extraction_quality.py holds the one matching rule.
+    return benchmark_script("extraction_quality").evaluate(ROWS)
 
 
 def _has_condition(row: dict[str, Any]) -> bool:
@@ -109,8 +97,8 @@ WORK_ROWS: list[dict[str, Any]] = [
 
 
 @pytest.fixture(scope="module")
-def work_result() -> Any:
-    return benchmark().evaluate(WORK_ROWS)
+def work_result(benchmark_script: Callable[[str], ModuleType]) -> Any:
+    return benchmark_script("extraction_quality").evaluate(WORK_ROWS)
 
 
 def test_work_corpus_covers_what_issue_15_asks_for() -> None:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
-import importlib.util
 import json
 import statistics
-import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -16,7 +15,6 @@ import pytest
 from lcm_core.bench.retrieval import parse_line
 from lcm_core.text.tokens import CJK_RE, tokenize
 
-ROOT = Path(__file__).resolve().parents[2]
 # English function words; what is left of a question is its content.
 _STOP_TEXT = """a an the and or but of to in on at for with from by is are was were be been do does
     did what when where which who whom how why has have had her his their its it up now this
@@ -24,20 +22,9 @@ _STOP_TEXT = """a an the and or but of to in on at for with from by is are was w
 STOP = frozenset(_STOP_TEXT.split())
 
 
-def gen_chat() -> ModuleType:
-    """benchmarks/gen_chat.py loaded as a module (benchmarks/ is not a package)."""
-    path = ROOT / "benchmarks" / "gen_chat.py"
-    spec = importlib.util.spec_from_file_location("gen_chat", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while building
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
-def module() -> ModuleType:
-    return gen_chat()
+def module(benchmark_script: Callable[[str], ModuleType]) -> ModuleType:
+    return benchmark_script("gen_chat")
 
 
 @pytest.fixture(scope="module")

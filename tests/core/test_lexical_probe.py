@@ -3,23 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
-import sys
-from pathlib import Path
+from collections.abc import Callable
 from types import ModuleType
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def probe() -> ModuleType:
-    path = ROOT / "benchmarks" / "lexical_probe.py"
-    spec = importlib.util.spec_from_file_location("lexical_probe", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def options(**given: float) -> argparse.Namespace:
@@ -39,10 +25,12 @@ CHAT = {
 }  # fmt: skip
 
 
-def test_the_asked_turn_first_and_a_reply_carried_by_its_question() -> None:
+def test_the_asked_turn_first_and_a_reply_carried_by_its_question(
+    benchmark_script: Callable[[str], ModuleType],
+) -> None:
     """The turn holding the question's words ranks first; a reply that shares none of them
     ("咖喱饭" answers "what did you cook?") rises only with the previous turn as context."""
-    module = probe()
+    module = benchmark_script("lexical_probe")
     from lcm_core.bench.retrieval import parse_line
 
     conv = parse_line(json.dumps(CHAT))
