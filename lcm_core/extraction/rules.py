@@ -15,6 +15,7 @@ from typing import Final
 
 from lcm_core.text.lazy_regex import Regex, lazy_compile
 from lcm_core.text.numbers import Quantity, parse_quantities
+from lcm_core.text.questions import QUESTION_END, ZH_QUESTION_WORDS
 from lcm_core.text.tokens import CJK_CLASS
 
 _NOT_LATIN_BEFORE = r"(?<![A-Za-z])"
@@ -164,10 +165,6 @@ FACT: Final = (
 DESCRIPTIVE: Final = lazy_compile(r"\b(?:can take|takes|took|currently)\b|目前|现在", re.IGNORECASE)
 _BOUNDS: Final = frozenset({"<", "<=", ">", ">=", "between"})
 
-QUESTION_END: Final = lazy_compile(r"[?？]\s*[\"'”』」)）]*\s*$|[吗呢][\s。！!]*$")
-ZH_QUESTION_WORDS: Final = lazy_compile(
-    r"什么|怎么|为什么|如何|哪|是否|能不能|可不可以|有没有|请问"
-)
 POLITE_IMPERATIVE: Final = lazy_compile(
     r"^\s*(?:can|could|would|will) you (?:please )?(?:make sure|ensure|remember|always|never|keep|not)\b",
     re.IGNORECASE,

@@ -21,6 +21,7 @@ from lcm_core.retrieval.rank import FLOOR_RULE, Omission, verbatim_text
 from lcm_core.store.models import Event
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.query import QuerySignals, evidence_terms, exact_hits
+from lcm_core.text.questions import asks
 from lcm_core.text.tokens import MAX_QUERY_TOKENS, normalize_text, per_text_cache, tokenize
 
 # Items whose sources must not be quoted as current raw turns.
@@ -94,11 +95,17 @@ def _not_type_reason(event: Event) -> str:
 
 
 def echoes(text: str, signals: QuerySignals) -> bool:
-    """True when nearly every term of `text` is also a term of the step's own text."""
+    """True when nearly every term of `text` is also a term of the step's own text.
+
+    Not when the step asks and `text` states: "Nicolas: I'm in the hospital" holds every
+    word of "When did Nicolas end up in the hospital?" because it is the answer.
+    """
     terms = _echo_terms(text)
     if len(terms) < ECHO_MIN_TERMS or not signals.tokens:
         return False
-    return len(terms & set(signals.tokens)) >= ECHO_SHARE * len(terms)
+    if len(terms & set(signals.tokens)) < ECHO_SHARE * len(terms):
+        return False
+    return not asks(signals.text) or asks(text)
 
 
 @per_text_cache(maxsize=16_384)

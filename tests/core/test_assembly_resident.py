@@ -224,6 +224,29 @@ def test_a_raw_turn_that_echoes_the_step_is_not_quoted(script: Any) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("stored", "question"),
+    [
+        ("Nicolas: I'm in the hospital", "When did Nicolas end up in the hospital?"),
+        ("我们决定周五部署网关", "我们什么时候决定周五部署网关的？"),
+    ],
+)
+def test_a_statement_holding_every_word_of_a_question_answers_it(
+    script: Any, stored: str, question: str
+) -> None:
+    """Asked when it happened, the turn that says it happened is the evidence, not an
+    echo; the same question asked again still says nothing new."""
+    script.user(1, stored, turn=1)
+    script.user(2, question.rstrip("?？") + " again?", turn=2)
+    found = gather_evidence(
+        script.store, S, [], query_signals(question), load_config(), current_turn=3
+    )
+    assert [r.ref for r in found.rows] == ["seq:1"]
+    assert {o.ref: o.reason for o in found.omitted}["seq:2"] == (
+        "repeats the step's own words; says nothing new"
+    )
+
+
 def test_the_steps_own_correction_holds_the_old_number_back(script: Any) -> None:
     """The correction is not stored yet when the host runs pre-step: 6432 is not current."""
     script.user(1, "Decision: the staging database port is 6432.", turn=1)
