@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from lcm_core.bench.retrieval import KS, Conversation, load_dataset
-from lcm_core.text.dates import iso_time
+from lcm_core.text.dates import iso_time, said_on
 from lcm_core.text.relevance import relevance_tokens
 from lcm_core.text.speakers import speaker_of
 
@@ -59,10 +59,10 @@ def rank(conv: Conversation, question: str, args: argparse.Namespace) -> list[in
     query = list(dict.fromkeys(relevance_tokens(question)))
     own = bm25_scores(docs, query, args.b)
     top = max(own, default=0.0) or 1.0
-    days = []
-    for index, turn in enumerate(conv.turns):
-        iso = iso_time(turn.time) if turn.time else None
-        days.append(iso[:10] if iso else f"#{index // WINDOW}")
+    days = [
+        said_on(iso_time(turn.time) if turn.time else None) or f"#{index // WINDOW}"
+        for index, turn in enumerate(conv.turns)
+    ]
     names = sorted(set(days), key=days.index)
     grouped = [[t for day, doc in zip(days, docs, strict=True) if day == name for t in doc]
                for name in names]  # fmt: skip

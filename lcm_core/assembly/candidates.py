@@ -22,7 +22,6 @@ from lcm_core.assembly.render import (
     item_entry,
     old_task_entry,
     rule_entry,
-    said_on,
     superseded_entry,
     task_entries,
 )
@@ -44,6 +43,7 @@ from lcm_core.retrieval.shown import Shown, entry_key
 from lcm_core.store.models import MemoryItem, Rule
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.block_words import BlockWords, block_words
+from lcm_core.text.dates import said_on
 from lcm_core.text.lazy_regex import lazy_compile
 from lcm_core.text.query import (
     LOGGED_QUERY_CHARS,

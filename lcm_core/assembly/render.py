@@ -18,7 +18,7 @@ from lcm_core.retrieval.citations import source_seqs
 from lcm_core.retrieval.quoting import EvidenceRow
 from lcm_core.store.models import MemoryItem, Rule, TaskState
 from lcm_core.text.block_words import ZH, BlockWords
-from lcm_core.text.dates import is_iso_date
+from lcm_core.text.dates import said_on
 from lcm_core.text.lazy_regex import lazy_compile
 from lcm_core.text.numbers_role import flagged_numbers
 
@@ -39,15 +39,6 @@ _LABEL_WORDS: Final = rf"(?:mem|rule|ev)\b|{HEADER_TAG}|long-conversation-memory
 _CLOSED_LABEL_RE: Final = lazy_compile(rf"\[(\s*(?:{_LABEL_WORDS})[^\[\]\n]{{0,200}})\]", re.I)
 _OPEN_LABEL_RE: Final = lazy_compile(rf"\[(?=\s*(?:{_LABEL_WORDS}))", re.I)
 _SPACE_RUN_RE: Final = lazy_compile(r"[ \t]+")
-
-
-def said_on(time: str | None) -> str | None:
-    """The ISO date a turn was said (`time[:10]`), or None when its time is absent or not ISO.
-
-    The date as the host wrote it, never converted to another zone, so the block is the
-    same bytes wherever it is built; "when did ...?" questions need it.
-    """
-    return time[:10] if time is not None and is_iso_date(time) else None
 
 
 def neutralize(text: str) -> str:

@@ -191,7 +191,7 @@ def ingest(store: MemoryStore, conv: Conversation, config: Config, extract: Extr
                 seq=seq,
                 type="user/message" if user else "assistant/message",
                 text=normalize_text(turn.text),
-                time=iso_time(turn.time) or turn.time if turn.time else None,
+                time=(iso_time(turn.time) or turn.time) if turn.time else None,
                 turn=seq,
                 role="user" if user else "assistant",
                 source_kind="user" if user else "model",

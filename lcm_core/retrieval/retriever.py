@@ -38,7 +38,7 @@ from lcm_core.retrieval.project import (
 )
 from lcm_core.store.models import Event, MemoryItem
 from lcm_core.store.ports import MemoryStore
-from lcm_core.text.dates import is_iso_date
+from lcm_core.text.dates import said_on
 from lcm_core.text.relevance import (
     Bag,
     Corpus,
@@ -129,9 +129,7 @@ def _ablated(config: Config, name: str) -> bool:
 
 def episode_key(event: Event) -> str:
     """The episode a turn belongs to: its day, or a window of seqs when it has no time."""
-    if event.time is not None and is_iso_date(event.time):
-        return event.time[:10]
-    return f"#{event.seq // EPISODE_SEQS}"
+    return said_on(event.time) or f"#{event.seq // EPISODE_SEQS}"
 
 
 class LexicalRetriever:

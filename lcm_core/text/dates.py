@@ -53,16 +53,21 @@ _CLOCK_RE: Final = lazy_compile(
 )
 
 
-def is_iso_date(time: str | None) -> bool:
-    """True when `time` begins with an ISO date (`2026-03-02`, `2026-03-02T09:15:00Z`)."""
-    return time is not None and ISO_DATE_RE.fullmatch(time[:10]) is not None
+def said_on(time: str | None) -> str | None:
+    """The ISO date a time begins with (`2026-03-02T09:15:00+08:00` -> `2026-03-02`), or
+    None when it is absent or not ISO.
+
+    The date as the host wrote it, never converted to another zone, so the block is the
+    same bytes wherever it is built; "when did ...?" questions need it.
+    """
+    return time[:10] if time is not None and ISO_DATE_RE.fullmatch(time[:10]) else None
 
 
 def iso_time(written: str) -> str | None:
     """`written` in ISO form: `2023-05-08T13:56` with a clock time, `2023-05-08` without;
     an ISO time as given; None when no date of a known form is in it."""
     text = written.strip()
-    if is_iso_date(text):
+    if said_on(text) is not None:
         return text
     for pattern in _DATE_RES:
         found = pattern.search(text)

@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 
 from lcm_core.assembly.assemble import assemble
-from lcm_core.assembly.render import said_on
 from lcm_core.assembly.step import StepMessage
 from lcm_core.config import load_config
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.block_words import EN
+from lcm_core.text.dates import said_on
 
 S = "sess"
 
@@ -140,3 +140,4 @@ def test_only_an_iso_time_gives_a_date() -> None:
     assert said_on("2026-03-02") == "2026-03-02"
     assert said_on(None) is None and said_on("") is None
     assert said_on("03/02/2026 9:15") is None and said_on("yesterday") is None
+    assert said_on("8 May 2023") is None and said_on("2024-1-2") is None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lcm_core.text.dates import is_iso_date, iso_time
+from lcm_core.text.dates import iso_time
 
 
 @pytest.mark.parametrize(
@@ -41,8 +41,3 @@ def test_no_date_is_guessed(written: str) -> None:
 def test_a_clock_time_that_is_no_time_of_day_is_dropped() -> None:
     assert iso_time("25:61 on 8 May 2023") == "2023-05-08"
     assert iso_time("13:10 pm on 8 May 2023") == "2023-05-08"
-
-
-def test_is_iso_date() -> None:
-    assert is_iso_date("2024-01-02") and is_iso_date("2024-01-02T03:04:05Z")
-    assert not is_iso_date("8 May 2023") and not is_iso_date(None) and not is_iso_date("2024-1-2")
