@@ -2,10 +2,12 @@
 
 Usage: python benchmarks/extraction_quality.py [--corpus PATH ...] [--json] [--errors]
 
-Two corpora are reported by default: `tests/core/extraction_corpus.jsonl` (203 messages,
-cue-bearing statements) and `tests/core/extraction_corpus_work.jsonl` (365 messages from
+Three corpora are reported by default: `tests/core/extraction_corpus.jsonl` (203 messages,
+cue-bearing statements), `tests/core/extraction_corpus_work.jsonl` (365 messages from
 work sessions: plain facts, corrections, navigation chatter, decisions, identifiers and
-measurements). Each conversation of a corpus becomes one session in an
+measurements) and `tests/core/extraction_corpus_chat.jsonl` (76 lines of chat between
+people, English, Chinese and mixed: passing talk full of "always", "must have been",
+"don't know", "you should try", and the few rules and choices people do set). Each conversation of a corpus becomes one session in an
 in-memory SQLite store (message i -> seq i), and `run_extraction` runs over it once, the
 way the plugin runs it. Items are compared per message (an item belongs to the message
 whose seq is its `derived_from_seq`).
@@ -22,6 +24,8 @@ Matching rule (one expected item to at most one predicted item, greedily in labe
   condition phrase;
 - where the label gives an item-level condition, some predicted condition contains it.
 Precision of a kind = matched / predicted of that kind; recall = matched / expected.
+A row with `kinds` is checked for those kinds only: the chat corpus labels rules and
+choices (constraint, decision), not every fact a chat line states.
 
 Also reported: corrections (a matched item whose `supersedes` holds an item containing
 the label's `corrects` phrase), promotions, task-state patches (field and key phrase),
@@ -31,6 +35,8 @@ are `user_explicit` without a `promoted` lifecycle row. Leaks must be 0.
 Work-session figures (rows carry `cat`, `ids`, `measures`):
 - chatter with a durable item: rows of `cat` "chatter" that derive an item which
   `lcm_core.durability.is_durable` would keep if it were active;
+- social lines made rules: rows of `cat` "social" (chat that sets no rule and makes no
+  choice) that derive a constraint or a decision;
 - wrong supersessions: items replaced by an item of a message whose label does not name
   that replaced value (`corrects`) for a matching item: any other link loses memory;
 - identifiers flagged: numbers of a row's `ids` that `number_warning` would flag on an
@@ -69,6 +75,9 @@ from lcm_store_sqlite import SQLiteMemoryStore
 _CORE_TESTS = Path(__file__).resolve().parents[1] / "tests" / "core"
 DEFAULT_CORPUS = _CORE_TESTS / "extraction_corpus.jsonl"
 WORK_CORPUS = _CORE_TESTS / "extraction_corpus_work.jsonl"
+CHAT_CORPUS = _CORE_TESTS / "extraction_corpus_chat.jsonl"
+# The kinds that tell the model what it must do or what was chosen: chat must not make them.
+RULE_KINDS = ("constraint", "decision")
 TARGET_PRECISION = 0.90
 
 
@@ -158,6 +167,8 @@ class Result:
     messages: int = 0
     chatter: int = 0
     chatter_durable: int = 0
+    social: int = 0
+    social_rules: int = 0
     superseded: int = 0
     wrong_supersessions: int = 0
     identifiers: int = 0
@@ -229,6 +240,8 @@ def _evaluate_conversation(
                 if i.evidence_type == "user_explicit" and i.id not in promoted_from
             )
         kinds = {i.id: promoted_from.get(i.id, i.kind) for i in produced}
+        if "kinds" in row:  # the row is labelled for these kinds only
+            produced = [i for i in produced if kinds[i.id] in row["kinds"]]
         _compare_items(row, produced, kinds, by_id, result)
         _count_work_figures(row, produced, result)
         _compare_promotion(row, seq, by_seq.get(seq - 1, []), promoted_at, result)
@@ -281,6 +294,12 @@ def _count_work_figures(row: dict[str, Any], produced: list[MemoryItem], result:
         if durable:
             result.chatter_durable += 1
             result.errors.append(f"{row['id']}: chatter gave durable '{durable[0].content}'")
+    if row.get("cat") == "social":
+        result.social += 1
+        rules = [i for i in produced if i.kind in RULE_KINDS]
+        if rules:
+            result.social_rules += 1
+            result.errors.append(f"{row['id']}: chat became {rules[0].kind} '{rules[0].content}'")
     flagged = [n.get("value") for i in produced for n in flagged_numbers(i)]
     for name, values in (("ids", row.get("ids", [])), ("measures", row.get("measures", []))):
         hits = sum(1 for v in values if any(_same(v, f) for f in flagged))
@@ -392,6 +411,11 @@ def render(result: Result, corpus: Path) -> str:
         f"overall precision {precision:.3f} vs target {TARGET_PRECISION:.2f}: "
         f"ratio {precision / TARGET_PRECISION:.2f}",
     ]
+    if result.social:
+        lines.append(
+            f"social lines made a constraint or decision: {result.social_rules}/{result.social}"
+            f" ({_share(result.social_rules, result.social)})"
+        )
     if result.chatter or result.identifiers or result.measures:
         lines += [
             f"chatter messages yielding a durable item: {result.chatter_durable}/{result.chatter}"
@@ -422,6 +446,7 @@ def as_json(result: Result, corpus: Path) -> dict[str, Any]:
         "assistant_user_explicit_items": result.assistant_user_explicit,
         "target_precision": TARGET_PRECISION,
         "chatter": {"messages": result.chatter, "with_durable_item": result.chatter_durable},
+        "social": {"messages": result.social, "made_rule_or_choice": result.social_rules},
         "supersessions": {"total": result.superseded, "wrong": result.wrong_supersessions},
         "identifiers": {"total": result.identifiers, "flagged": result.identifiers_flagged},
         "measurements": {"total": result.measures, "flagged": result.measures_flagged},
@@ -432,14 +457,14 @@ def as_json(result: Result, corpus: Path) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--corpus", type=Path, action="append", help="a labelled corpus (repeatable; default both)"
+        "--corpus", type=Path, action="append", help="a labelled corpus (repeatable; default all three)"
     )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--errors", action="store_true", help="list every mismatch")
     args = parser.parse_args(argv)
     leaks = 0
     reports: list[dict[str, Any]] = []
-    for corpus in args.corpus or [DEFAULT_CORPUS, WORK_CORPUS]:
+    for corpus in args.corpus or [DEFAULT_CORPUS, WORK_CORPUS, CHAT_CORPUS]:
         result = evaluate(load_corpus(corpus))
         leaks += result.generated_items + result.assistant_user_explicit
         if args.json:
