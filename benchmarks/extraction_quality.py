@@ -457,7 +457,10 @@ def as_json(result: Result, corpus: Path) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--corpus", type=Path, action="append", help="a labelled corpus (repeatable; default all three)"
+        "--corpus",
+        type=Path,
+        action="append",
+        help="a labelled corpus (repeatable; default all three)",
     )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--errors", action="store_true", help="list every mismatch")

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from lcm_core.extraction.idioms import describes, rule_words
 from lcm_core.text.lazy_regex import Regex, lazy_compile
 from lcm_core.text.numbers import Quantity, parse_quantities
 from lcm_core.text.questions import QUESTION_END, ZH_QUESTION_WORDS
@@ -251,7 +252,9 @@ def classify(clause: str, quantities: Sequence[Quantity] | None = None) -> Verdi
         return Verdict("preference", 5)
     if _lasting_choice(clause):
         return Verdict("decision", 3)
-    if _any(STRONG_CONSTRAINT, clause):
+    # "Must have been", "always makes me laugh", "别担心": rule words that set no rule.
+    cues = rule_words(clause)
+    if _any(STRONG_CONSTRAINT, cues):
         return Verdict("constraint", 4)
     numbers = parse_quantities(clause) if quantities is None else quantities
     if any(q.comparator in _BOUNDS and not q.negated for q in numbers) and not DESCRIPTIVE.search(
@@ -260,9 +263,9 @@ def classify(clause: str, quantities: Sequence[Quantity] | None = None) -> Verdi
         return Verdict("constraint", 4)
     if _any(DECISION, clause):
         return Verdict("decision", 3)
-    if _any(WEAK_CONSTRAINT, clause):
+    if _any(WEAK_CONSTRAINT, cues):
         return Verdict("constraint", 2)
-    if _any(FACT, clause):
+    if _any(FACT, clause) or describes(clause):
         return Verdict("fact", 1)
     return None
 

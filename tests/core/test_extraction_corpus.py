@@ -121,3 +121,31 @@ def test_work_corpus_figures(work_result: Any) -> None:
     assert work_result.wrong_supersessions == 0, work_result.errors
     assert work_result.identifiers_flagged == 0, work_result.errors
     assert work_result.overall.precision() >= 0.95 and work_result.overall.recall() >= 0.95
+
+
+CHAT_CORPUS = Path(__file__).with_name("extraction_corpus_chat.jsonl")
+CHAT_ROWS: list[dict[str, Any]] = [
+    json.loads(line)
+    for line in CHAT_CORPUS.read_text(encoding="utf-8").splitlines()
+    if line.strip()
+]
+
+
+@pytest.fixture(scope="module")
+def chat_result(benchmark_script: Callable[[str], ModuleType]) -> Any:
+    return benchmark_script("extraction_quality").evaluate(CHAT_ROWS)
+
+
+def test_chat_corpus_covers_people_talking() -> None:
+    """70+ chat lines in English, Chinese and mixed; most set no rule, some do."""
+    assert len(CHAT_ROWS) >= 70 and len({r["id"] for r in CHAT_ROWS}) == len(CHAT_ROWS)
+    social = [r for r in CHAT_ROWS if r["cat"] == "social"]
+    assert len(social) >= 50 and sum(r["lang"] != "en" for r in social) >= 15
+    assert sum(bool(r["items"]) for r in CHAT_ROWS) >= 15
+
+
+def test_chat_does_not_become_rules(chat_result: Any) -> None:
+    """Passing talk with "always", "must", "别担心" is no constraint; real rules still are."""
+    assert chat_result.social_rules <= 0.06 * chat_result.social, chat_result.errors
+    for kind in ("constraint", "decision"):
+        assert chat_result.kinds[kind].recall() == 1.0, chat_result.errors

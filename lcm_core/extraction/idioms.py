@@ -1,0 +1,122 @@
+"""Rule words used in passing talk, blanked before a clause is read for a constraint.
+
+People chatting say "always", "never", "must", "don't" and "should" all the time
+without setting any rule: "that must have been exhausting", "my cousins always make me
+laugh", "I don't know", "you should try it", "别担心", "他总是忘记带钥匙". Read as cues,
+they made nine in ten lines of a chat between people a `constraint` (measured on the
+chat corpus, `benchmarks/extraction_quality.py`), and the block then told the model
+that chatter was a standing rule. Each pattern here is one such use; what it matches is
+blanked, and the rest of the clause is read as before, so "Don't worry, and never leave
+the trail after dark" still sets its rule.
+
+Kept as rules on purpose: imperatives ("Always text me when you get home", "Never
+commit to main"), modal rules ("uploads must stay under 5 GB", "every PR must have a
+reviewer"), and rules phrased as how things are done ("releases are never cut from
+main", "passwords are never logged").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from lcm_core.text.lazy_regex import lazy_compile
+
+_B: Final = r"(?<![A-Za-z])"  # an English word starts here (`\b` fails beside Han)
+_E: Final = r"(?![A-Za-z])"
+_PEOPLE: Final = r"(?:i|we|you|they|he|she|it|that|this|people|everyone|everybody|nobody)"
+_OWNED: Final = r"(?:my|our|your|his|her|their|the)\s+[a-z]+"
+# A past participle: "are never logged / cut / sent" states a rule as practice.
+_PARTICIPLE: Final = (
+    r"(?:[a-z]+(?:ed|en|wn)|cut|set|put|run|made|kept|sent|built|left|done|hit|shut|read|sold|"
+    r"told|paid|held|found|spent|bought|brought|taught)"
+)
+# A contraction's apostrophe, straight or curly ("it's", "it’s").
+_A: Final = "['\u2019]"
+
+_ENGLISH: Final = (
+    # Epistemic "must": a guess about what happened or how someone feels.
+    rf"(?:must|should)(?:{_A}ve|\s+have)\s+(?:been|[a-z]+(?:ed|en|wn|ght))",
+    rf"must\s+(?:say|admit){_E}",
+    rf"(?:you|it|that|this|he|she|they)(?:{_A}re|{_A}s)?\s+must\s+be\s+(?:so|such|really|very|pretty|"
+    r"quite|super|nice|fun|hard|tough|tiring|exhausting|tired|exciting|amazing|great|lovely|"
+    r"wonderful|awesome|cool|interesting|difficult|stressful|scary|proud|happy|sad|relieved|"
+    rf"excited|busy|crazy|beautiful){_E}",
+    rf"(?:that|this)\s+must\s+be\s+(?:the|a|an|where|why|what|how){_E}",
+    # Not knowing, not minding, reassuring.
+    rf"{_PEOPLE}\s+(?:don{_A}t|do not|didn{_A}t|did not|never)\s+(?:even\s+|usually\s+)?"
+    rf"(?:know|knew|think|thought|remember|recall|understand|believe|mind|care|get|see|feel|"
+    rf"expect|doubt|have|need|miss|want|wanna|mean|agree){_E}",
+    # A hedge says how things are for the speaker: "I don't really eat fish".
+    rf"{_PEOPLE}\s+(?:don{_A}t|do not|didn{_A}t|did not)\s+(?:really|exactly|usually){_E}",
+    rf"(?:don{_A}t|do not)\s+(?:you\s+)?(?:worry|be sorry|mention it){_E}",
+    r"never\s+mind",
+    # "Always" and "never" as how often something happened or how things are.
+    rf"(?:have|has|had|[a-z]*{_A}ve|[a-z]*{_A}d|would|will|[a-z]*{_A}ll)\s+(?:always|never){_E}",
+    rf"(?:always|never)\s+(?:been|had|seen|heard|thought|tried|known|knew|wanted|felt|loved|"
+    rf"liked|enjoyed|imagined|expected|realized|dreamed|noticed|understood|met|visited|gone|"
+    rf"went|gotten|seems?|seemed){_E}",
+    rf"(?:i|we|you)\s+(?:almost\s+)?(?:always|never)\s+(?:think|feel|wonder|look forward|love|"
+    rf"like|enjoy|forget|end up|get|got|find|hear|want|wanted|joked|looked|lose|see){_E}",
+    # Advice between friends, hedged intentions, and set phrases.
+    rf"(?:maybe|perhaps|probably)\s+(?:i|we|you)\s+should{_E}",
+    rf"i\s+should{_E}",
+    rf"(?:you|we)\s+should\s+(?:definitely\s+|really\s+|totally\s+|def\s+)?(?:try|check|go|visit|"
+    rf"watch|see|come|give|get|read|listen|stop by|swing by|join|taste){_E}",
+    rf"(?:i|you)(?:{_A}ve)?\s+(?:have|got)\s+to\s+(?:say|admit|agree|tell you|confess|laugh|try|"
+    rf"see|check|visit|watch|taste|meet|hear|read|tell me|show me|let me){_E}",
+    rf"(?:would|might|may|could|will|[a-z]+{_A}d|[a-z]+{_A}ll|ill|kind of|sort of|do)\s+have\s+to{_E}",
+    # An opinion, not a rule: "I think he should do it", "I feel like it should stay savory".
+    rf"(?:i think|i feel like|i guess|i believe|in my opinion)(?:\s+[a-z{_A[1:-1]}]+){{0,6}}?\s+"
+    rf"(?:should|shouldn{_A}t|should not){_E}",
+    rf"(?:it|that|this)\s+should\s+(?:work|be fine|be ok|be okay|be good|be fun){_E}",
+    # "... to make sure it works", "... will ensure a good trip": a purpose, not a rule.
+    rf"(?:to|will|would|can|could|helps?(?:\s+to)?)\s+(?:make sure|ensure){_E}",
+    rf"(?:can{_A}t|cannot|couldn{_A}t|could not|won{_A}t|didn{_A}t|wouldn{_A}t)\s+stop{_E}",
+    rf"stop(?:ped)?\s+by{_E}",
+    rf"non-?stop{_E}",
+)
+_CHINESE: Final = (
+    # 别担心, 不要太累了, 不用客气: care and comfort, not prohibitions.
+    # Said alone: "别着急合并" (don't rush the merge) is a rule.
+    r"(?:别|不要|不用)(?:太)?(?:担心|着急|客气|难过|紧张|介意|在意|害怕|伤心|生气|累|辛苦)"
+    r"(?=[\s，。！？,.!?~]|$|了|啊|呀|哦|嘛|慢慢)",
+    # 你真应该去试试: advice between friends.
+    r"(?:真|真的)?应该(?:去)?(?:试试|尝尝|看看|来)",
+)
+# How someone or something is, said with a rule word: a statement of fact, not a rule.
+_ENGLISH_DESCRIBING: Final = (
+    # Others' habits and duties: "they don't have free time", "the alternator has to be replaced".
+    rf"(?:they|he|she|people|everyone|everybody|{_OWNED}|that|who|which)\s+(?:don{_A}t|do not|"
+    rf"doesn{_A}t|does not|have to|has to){_E}",
+    # "Always" and "never" after a copula, unless a participle follows ("are never logged"
+    # is a rule), or after someone else: "the library is never quiet", "it always rains".
+    rf"(?:am|is|are|was|were|[a-z]+{_A}[msre]+)\s+(?:always|never){_E}(?!\s+{_PARTICIPLE}{_E})",
+    rf"(?:they|he|she|it|{_OWNED}|people|everyone|everybody|that|who|which)\s+(?:always|never){_E}",
+    rf"(?:always|never)\s+has{_E}",
+)
+_CHINESE_DESCRIBING: Final = (
+    # 总是 / 永远 / 始终 describing someone or something: 他总是忘记, 天气总是很好.
+    r"(?:他|她|它|我妈|我爸|妈妈|爸爸|这|那|我(?!们))(?:[^\s，。；！？,;!?]{0,4}?)(?:总是|永远|始终)",
+    r"(?:总是|永远|始终)(?=很|那么|这么|让|忘|记不住|想起|觉得|排)",
+)
+
+
+def _pattern(english: tuple[str, ...], chinese: tuple[str, ...]) -> str:
+    return "|".join([*(f"{_B}(?:{p})" for p in english), *chinese])
+
+
+_DESCRIBING: Final = lazy_compile(_pattern(_ENGLISH_DESCRIBING, _CHINESE_DESCRIBING), re.IGNORECASE)
+_NOT_RULES: Final = lazy_compile(
+    _pattern((*_ENGLISH, *_ENGLISH_DESCRIBING), (*_CHINESE, *_CHINESE_DESCRIBING)), re.IGNORECASE
+)
+
+
+def rule_words(clause: str) -> str:
+    """The clause with the rule words of passing talk blanked, to be read for rule cues."""
+    return _NOT_RULES.sub(" ", clause)
+
+
+def describes(clause: str) -> bool:
+    """True when a rule word says how someone or something is ("he always forgets his keys")."""
+    return _DESCRIBING.search(clause) is not None
