@@ -109,3 +109,35 @@ def test_a_current_store_needs_nothing(store: SQLiteMemoryStore) -> None:
     """Once marked current, the version check is one meta read."""
     mark_current(store)
     assert not needs_reextract(store)
+
+
+def test_chat_rules_of_the_old_rules_retire() -> None:
+    """A store the rules before idioms.py derived: chatter 'constraints' retire, a description
+    becomes a fact, and a real rule keeps its id."""
+    texts = (
+        "Mia: I don't know much about hiking gear",
+        "他总是忘记带钥匙",
+        "Never leave the trail after dark",
+    )
+    opened = SQLiteMemoryStore(":memory:")
+    try:
+        opened.upsert_session(Session(SESSION))
+        opened.insert_events(
+            Event(SESSION, seq, "user/message", text, role="user", source_kind="user")
+            for seq, text in enumerate(texts)
+        )
+        for seq, text in enumerate(texts):
+            opened.insert_item(
+                make_item(
+                    SESSION, text, kind="constraint", extractor="lcm-rules@2", derived_from_seq=seq
+                )
+            )
+        before = by_content(opened)
+        assert needs_reextract(opened)
+        reextract(opened)
+        after = by_content(opened)
+        assert after[texts[0]][2] == "retracted"
+        assert after[texts[1]][1:] == ("fact", "active")
+        assert after[texts[2]] == before[texts[2]]
+    finally:
+        opened.close()
