@@ -20,10 +20,11 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from lcm_core.text.languages import en
 from lcm_core.text.lazy_regex import lazy_compile
 
-_B: Final = r"(?<![A-Za-z])"  # an English word starts here (`\b` fails beside Han)
-_E: Final = r"(?![A-Za-z])"
+_B: Final = en.WORD_START
+_E: Final = en.WORD_END
 _PEOPLE: Final = r"(?:i|we|you|they|he|she|it|that|this|people|everyone|everybody|nobody)"
 _OWNED: Final = r"(?:my|our|your|his|her|their|the)\s+[a-z]+"
 # A past participle: "are never logged / cut / sent" states a rule as practice.

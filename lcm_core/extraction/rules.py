@@ -14,19 +14,17 @@ from dataclasses import dataclass
 from typing import Final
 
 from lcm_core.extraction.idioms import describes, rule_words
+from lcm_core.text.languages import en
 from lcm_core.text.lazy_regex import Regex, lazy_compile
 from lcm_core.text.numbers import Quantity, parse_quantities
 from lcm_core.text.questions import QUESTION_END, ZH_QUESTION_WORDS
 from lcm_core.text.tokens import CJK_CLASS
 
-_NOT_LATIN_BEFORE = r"(?<![A-Za-z])"
-_NOT_LATIN_AFTER = r"(?![A-Za-z])"
-
 
 def _en(*alternatives: str) -> Regex:
     """English words bounded by non-letters (`\\b` fails between Han and Latin)."""
     body = "|".join(alternatives)
-    return lazy_compile(f"{_NOT_LATIN_BEFORE}(?:{body}){_NOT_LATIN_AFTER}", re.IGNORECASE)
+    return lazy_compile(f"{en.WORD_START}(?:{body}){en.WORD_END}", re.IGNORECASE)
 
 
 def _zh(*alternatives: str) -> Regex:

@@ -13,10 +13,14 @@ import pytest
 from lcm_core.capture.events import GENERATED_SOURCE_KINDS, USER_SOURCE_KINDS
 from lcm_core.extraction.run import extract_text
 
-CORPUS = Path(__file__).with_name("extraction_corpus.jsonl")
-ROWS: list[dict[str, Any]] = [
-    json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()
-]
+
+def _rows(name: str) -> list[dict[str, Any]]:
+    """The labelled rows of one corpus file beside this test."""
+    text = Path(__file__).with_name(name).read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+ROWS = _rows("extraction_corpus.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -88,12 +92,7 @@ def test_generated_texts_would_be_memory_if_typed() -> None:
     assert len(typed) >= len(generated) // 2
 
 
-WORK_CORPUS = Path(__file__).with_name("extraction_corpus_work.jsonl")
-WORK_ROWS: list[dict[str, Any]] = [
-    json.loads(line)
-    for line in WORK_CORPUS.read_text(encoding="utf-8").splitlines()
-    if line.strip()
-]
+WORK_ROWS = _rows("extraction_corpus_work.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -123,12 +122,7 @@ def test_work_corpus_figures(work_result: Any) -> None:
     assert work_result.overall.precision() >= 0.95 and work_result.overall.recall() >= 0.95
 
 
-CHAT_CORPUS = Path(__file__).with_name("extraction_corpus_chat.jsonl")
-CHAT_ROWS: list[dict[str, Any]] = [
-    json.loads(line)
-    for line in CHAT_CORPUS.read_text(encoding="utf-8").splitlines()
-    if line.strip()
-]
+CHAT_ROWS = _rows("extraction_corpus_chat.jsonl")
 
 
 @pytest.fixture(scope="module")

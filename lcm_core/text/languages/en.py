@@ -23,6 +23,10 @@ _STOP_TEXT: Final = """
 """
 STOP_WORDS: Final[frozenset[str]] = frozenset(_STOP_TEXT.split())
 
+# Where an English word starts and ends in a pattern: `\b` fails between Han and Latin.
+WORD_START: Final = r"(?<![A-Za-z])"
+WORD_END: Final = r"(?![A-Za-z])"
+
 # Clitics cut off a word before it is matched: Anna's -> anna, they're -> they.
 CLITICS: Final = ("'s", "'re", "'ve", "'ll", "'d", "'m", "n't")
 
