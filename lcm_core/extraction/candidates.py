@@ -147,7 +147,10 @@ def _segments(body: str) -> list[tuple[str, Verdict | None]]:
         members, current = groups[-1]
         short = not _substantial(clause)
         if short and verdict is not None and verdict.kind != "open_question" and current:
-            verdict = None  # too short to stand alone ("合规要求"): a remark on the last clause
+            # Too short to stand alone ("合规要求"): a remark on the last clause, unless it
+            # sets a rule after a mere statement ("今天要下雨了，记得带伞").
+            if not (verdict.kind == "constraint" and current.kind == "fact"):
+                verdict = None
         if verdict is None or current is None or verdict.kind == current.kind:
             members.append(clause)
             groups[-1] = (members, current or verdict)

@@ -82,8 +82,13 @@ _CHINESE: Final = (
     # Said alone: "别着急合并" (don't rush the merge) is a rule.
     r"(?:别|不要|不用)(?:太)?(?:担心|着急|客气|难过|紧张|介意|在意|害怕|伤心|生气|累|辛苦)"
     r"(?=[\s，。！？,.!?~]|$|了|啊|呀|哦|嘛|慢慢)",
-    # 你真应该去试试: advice between friends.
+    # 你真应该去试试, 这部电影必须看: advice between friends.
     r"(?:真|真的)?应该(?:去)?(?:试试|尝尝|看看|来)",
+    r"必须(?:去)?(?:看|试试|尝尝|吃|听|来)",
+    # Set phrases: 必须的 (of course), 别提了 (don't ask), 不要不要 (no no).
+    r"必须的|别提了|不要不要",
+    # 我应该早点睡的, 我妈说我应该多运动: the speaker's own hedge, like "I should".
+    r"我(?!们)[^\s，。；！？,;!?]{0,4}?应该",
 )
 # How someone or something is, said with a rule word: a statement of fact, not a rule.
 _ENGLISH_DESCRIBING: Final = (
@@ -100,6 +105,9 @@ _CHINESE_DESCRIBING: Final = (
     # 总是 / 永远 / 始终 describing someone or something: 他总是忘记, 天气总是很好.
     r"(?:他|她|它|我妈|我爸|妈妈|爸爸|这|那|我(?!们))(?:[^\s，。；！？,;!?]{0,4}?)(?:总是|永远|始终)",
     r"(?:总是|永远|始终)(?=很|那么|这么|让|忘|记不住|想起|觉得|排)",
+    # 要 as "will" or "about to" says what is coming: 明天要考试, 我们要搬去合肥了.
+    r"(?:今天|明天|后天|今晚|明早|下周|下个?月|明年|马上|快|就)要",
+    r"(?<![不别需一])要[^\s，。；！？,;!?]{0,8}了(?=[\s，。；！？,;!?~]|$)",
 )
 
 

@@ -30,6 +30,12 @@ def _kind(clause: str) -> str | None:
         "别担心，我可以借给你",
         "不要太累了，早点休息",
         "你真应该去试试那家米线",
+        "明天要考试，好紧张",
+        "马上要放假了",
+        "必须的！太好吃了",
+        "这部电影必须看",
+        "别提了，今天累死了",
+        "我妈说我应该多运动",
     ],
 )
 def test_talk_with_rule_words_is_no_rule(clause: str) -> None:
@@ -68,6 +74,9 @@ def test_descriptions_with_rule_words_are_facts(clause: str) -> None:
         "周末早上九点前不要给我打电话",
         "永远不要在生产库上直接改数据",
         "别着急合并，先跑测试",
+        "不要再用 npm 了",
+        "千万不要告诉她",
+        "我们必须在周五前上线",
     ],
 )
 def test_rules_stay_rules(clause: str) -> None:
