@@ -146,11 +146,8 @@ def _segments(body: str) -> list[tuple[str, Verdict | None]]:
             continue
         members, current = groups[-1]
         short = not _substantial(clause)
-        if short and verdict is not None and verdict.kind != "open_question" and current:
-            # Too short to stand alone ("合规要求"): a remark on the last clause, unless it
-            # sets a rule after a mere statement ("今天要下雨了，记得带伞").
-            if not (verdict.kind == "constraint" and current.kind == "fact"):
-                verdict = None
+        if short and _remark(verdict, current):
+            verdict = None  # too short to stand alone ("合规要求"): a remark on the last clause
         if verdict is None or current is None or verdict.kind == current.kind:
             members.append(clause)
             groups[-1] = (members, current or verdict)
@@ -162,6 +159,14 @@ def _segments(body: str) -> list[tuple[str, Verdict | None]]:
     if len(groups) == 1:
         return [(body, groups[0][1])]
     return [(_rejoin(body, members), verdict) for members, verdict in groups]
+
+
+def _remark(verdict: Verdict | None, current: Verdict | None) -> bool:
+    """Whether a short clause's cue only remarks on the group before it. Not an open
+    question, and not a rule after a mere statement ("今天要下雨了，记得带伞")."""
+    if verdict is None or current is None or verdict.kind == "open_question":
+        return False
+    return not (verdict.kind == "constraint" and current.kind == "fact")
 
 
 def _substantial(clause: str) -> bool:
