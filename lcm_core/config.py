@@ -40,6 +40,7 @@ DEFAULTS: Final[dict[str, Any]] = {
         "contextWeight": 0.3,
         "episodeWeight": 0.5,
         "speakerWeight": 1.0,
+        "dayWeight": 1.0,
         "intentBoost": 0.5,
         "relativeMinScore": 0.1,
         "recencyWindow": 40,
@@ -90,6 +91,7 @@ LIMITS: Final[dict[str, Limit]] = {
     "retrieval.contextWeight": Limit((int, float), 0.0, 1.0),
     "retrieval.episodeWeight": Limit((int, float), 0.0, 2.0),
     "retrieval.speakerWeight": Limit((int, float), 0.0, 2.0),
+    "retrieval.dayWeight": Limit((int, float), 0.0, 2.0),
     "retrieval.intentBoost": Limit((int, float), 0.0, 1.0),
     "retrieval.relativeMinScore": Limit((int, float), 0.0, 1.0),
     "retrieval.recencyWindow": Limit(int, 0, 100_000),
@@ -194,6 +196,7 @@ class RetrievalSettings(_Section):
     context_weight: float
     episode_weight: float
     speaker_weight: float
+    day_weight: float
     intent_boost: float
     relative_min_score: float
     neighbour_share: float

@@ -71,6 +71,7 @@ ABLATIONS: Final[dict[str, str]] = {
     "context": "a turn is scored without the message before it",
     "episode": "no prior for the session day (episode) a turn belongs to",
     "speaker": "a question naming a chat log's speaker does not favour that speaker's turns",
+    "day": "a question naming a date does not favour the turns said that day",
     "bridge": "no English-Chinese query expansion",
     "intent": "a question about a rule or liking does not favour such items",
     "neighbours": "the turns next to a strong match are not quoted with it",

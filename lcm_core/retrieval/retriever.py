@@ -10,6 +10,7 @@ can be plugged in later without touching them.
 
     turn  = (own + contextWeight * previous message) * (1 + episodeWeight * episode / best episode)
             * (1 + speakerWeight, when the question names the turn's speaker)
+            * (1 + dayWeight, when the question names the day the turn was said)
     item  = the larger of its own text's BM25 and its best-scoring source turn's
 
 A turn's context is the message right before it (the turn it answers or follows). An
@@ -38,7 +39,7 @@ from lcm_core.retrieval.project import (
 )
 from lcm_core.store.models import Event, MemoryItem
 from lcm_core.store.ports import MemoryStore
-from lcm_core.text.dates import said_on
+from lcm_core.text.dates import named_days, on_named_day, said_on
 from lcm_core.text.relevance import (
     Bag,
     Corpus,
@@ -170,6 +171,8 @@ class LexicalRetriever:
             _lift_named_speakers(
                 store, session_id, newest, turn_types, turns, score, tokens, config
             )
+        if events and not _ablated(config, "day") and config.retrieval.day_weight > 0:
+            _lift_named_days(turns, named_days(text), 1.0 + config.retrieval.day_weight)
         items: list[tuple[MemoryItem, float]] = []
         replaced: set[int] = set()
         if not _ablated(config, "items"):
@@ -288,6 +291,15 @@ def _lift_named_speakers(
     factor = 1.0 + config.retrieval.speaker_weight
     for seq, turn in turns.items():
         if heads[seq] in named:
+            turns[seq] = replace(turn, relevance=turn.relevance * factor)
+
+
+def _lift_named_days(turns: dict[int, ScoredTurn], days: frozenset[str], factor: float) -> None:
+    """Multiply the turns said on a day the question names ("on 29 Dec 2023") by `factor`."""
+    if not days:
+        return
+    for seq, turn in turns.items():
+        if on_named_day(turn.event.time, days):
             turns[seq] = replace(turn, relevance=turn.relevance * factor)
 
 

@@ -47,6 +47,15 @@ _DATE_RES: Final = (
     lazy_compile(rf"{_YEAR}[/.](?P<month>\d{{1,2}})[/.]{_DAY}"),  # 2023/05/08
     lazy_compile(rf"{_YEAR}\s*年\s*(?P<month>\d{{1,2}})\s*月\s*{_DAY}\s*[日号]"),  # 2023年5月8日
 )
+# A day and month without a year ("30 Nov", "Nov 30", "11月30日"): named as `--MM-DD`.
+_NO_YEAR: Final = r"(?![\s,]*(?:\d{4}|年))"
+_YEARLESS_RES: Final = (
+    lazy_compile(rf"{_DAY}\s+(?:of\s+)?{_MONTH}(?![a-z]){_NO_YEAR}", re.IGNORECASE),
+    lazy_compile(rf"{_MONTH}\s+{_DAY}(?![\d:]){_NO_YEAR}", re.IGNORECASE),
+    lazy_compile(r"(?<![\d年])(?<!年\s)(?P<month>\d{1,2})\s*月\s*(?P<day>\d{1,2})\s*[日号]"),
+)
+# A date in digits with day and month in either order ("10.01.2024", "1/10/2024").
+_NUMERIC_DATE_RE: Final = lazy_compile(r"(?<![\d.])(\d{1,2})[./](\d{1,2})[./](\d{4})(?![\d.])")
 # A clock time beside the date ("1:56 pm", "13:56"); 下午/上午 are not read.
 _CLOCK_RE: Final = lazy_compile(
     r"(?<!\d)(?P<hour>\d{1,2}):(?P<minute>\d{2})\s*(?P<half>[ap]\.?m\b\.?)?", re.IGNORECASE
@@ -82,6 +91,51 @@ def iso_time(written: str) -> str | None:
         clock = _CLOCK_RE.search(text[: found.start()] + " " + text[found.end() :])
         return day.isoformat() + (_clock(clock) if clock else "")
     return None
+
+
+def named_days(text: str) -> frozenset[str]:
+    """Every calendar day `text` names, as ISO dates ("on 29 Dec 2023", "10.01.2024"), or
+    as `--MM-DD` when it names no year ("on 30 Nov", "11月30日").
+
+    A date in digits whose day and month could be either way round ("10.01.2024") names
+    both days: which one the writer meant is not guessed, and a day with no turns costs
+    nothing. Dates that do not exist ("31 Feb 2023") name no day.
+    """
+    days: set[str] = set()
+    for found in ISO_DATE_RE.finditer(text):
+        days.update(_day(found.group()[:4], found.group()[5:7], found.group()[8:10]))
+    for pattern in _DATE_RES:
+        for found in pattern.finditer(text):
+            month = found.group("month")
+            number = month if month.isdigit() else str(_MONTHS[month.lower().rstrip(".")])
+            days.update(_day(found.group("year"), number, found.group("day")))
+    for found in _NUMERIC_DATE_RE.finditer(text):
+        first, second, year = found.groups()
+        days.update(_day(year, second, first))
+        days.update(_day(year, first, second))
+    for pattern in _YEARLESS_RES:
+        for found in pattern.finditer(text):
+            month = found.group("month")
+            if month.lower() == "may" and month != "May":
+                continue  # "may 3 people come?" is a verb
+            number = month if month.isdigit() else str(_MONTHS[month.lower().rstrip(".")])
+            # A leap year, so "29 Feb" is a day; the year is then left out.
+            days.update("-" + day[4:] for day in _day("2000", number, found.group("day")))
+    return frozenset(days)
+
+
+def on_named_day(time: str | None, days: frozenset[str]) -> bool:
+    """True when `time` falls on one of `named_days` (a `--MM-DD` day in any year)."""
+    day = said_on(time)
+    return day is not None and (day in days or "-" + day[4:] in days)
+
+
+def _day(year: str, month: str, day: str) -> tuple[str, ...]:
+    """The ISO date of these numbers, or nothing when there is no such day."""
+    try:
+        return (dt.date(int(year), int(month), int(day)).isoformat(),)
+    except ValueError:
+        return ()
 
 
 def _clock(found: re.Match[str]) -> str:

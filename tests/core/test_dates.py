@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lcm_core.text.dates import iso_time
+from lcm_core.text.dates import iso_time, named_days, on_named_day
 
 
 @pytest.mark.parametrize(
@@ -41,3 +41,38 @@ def test_no_date_is_guessed(written: str) -> None:
 def test_a_clock_time_that_is_no_time_of_day_is_dropped() -> None:
     assert iso_time("25:61 on 8 May 2023") == "2023-05-08"
     assert iso_time("13:10 pm on 8 May 2023") == "2023-05-08"
+
+
+@pytest.mark.parametrize(
+    ("text", "days"),
+    [
+        ("What kind of pasta did Kate make on 29 Dec 2023?", {"2023-12-29"}),
+        ("What happened on the 17th of January, 2024?", {"2024-01-17"}),
+        ("How many naps on January 6 2024?", {"2024-01-06"}),
+        ("2026年11月30日定了什么？", {"2026-11-30"}),
+        ("the release of 2026-11-30", {"2026-11-30"}),
+        # Day and month either way round: both days are named, neither is guessed.
+        ("What is Paola doing on 10.01.2024?", {"2024-01-10", "2024-10-01"}),
+        ("on 17.01.2024", {"2024-01-17"}),
+        # No year: the day in any year.
+        ("what did we decide on 30 Nov?", {"--11-30"}),
+        ("11月30号说了什么", {"--11-30"}),
+        ("The May 3 deadline", {"--05-03"}),
+        # No such day, no date, or "may" the verb.
+        ("31 Feb 2023", set()),
+        ("may 3 people come?", set()),
+        ("winter 2021 - 2022", set()),
+        ("port 8080", set()),
+    ],
+)
+def test_the_days_a_question_names(text: str, days: set[str]) -> None:
+    assert named_days(text) == days
+
+
+def test_a_turn_on_a_named_day() -> None:
+    """A turn said on a named day, in the named year or, without one, in any year."""
+    assert on_named_day("2023-12-29T10:00", frozenset({"2023-12-29"}))
+    assert not on_named_day("2024-12-29T10:00", frozenset({"2023-12-29"}))
+    assert on_named_day("2026-11-30", frozenset({"--11-30"}))
+    assert not on_named_day(None, frozenset({"--11-30"}))
+    assert not on_named_day("1:56 pm on 8 May", frozenset({"--05-08"}))

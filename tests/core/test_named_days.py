@@ -1,0 +1,42 @@
+"""A question that names a day favours the turns said that day (`retrieval.dayWeight`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from lcm_core.config import Config, load_config
+from lcm_core.retrieval.rank import default_pool
+from lcm_core.text.query import query_signals
+
+S = "sess"
+# The day alone: no neighbours, context or episode to lift a turn.
+ALONE = {"neighbourRadius": 0, "contextWeight": 0, "episodeWeight": 0}
+
+
+def _order(script: Any, question: str, config: Config) -> list[int]:
+    pool = default_pool(script.store, S, query_signals(question), config)
+    return sorted(pool.turns, key=lambda seq: (-pool.turns[seq].relevance, seq))
+
+
+DAYS = {
+    # The same statement on two days; the question names the later day in its own form.
+    "en": ("we ordered the blue tiles", "What did we order on 3 March 2024?"),
+    "zh": ("我们订了蓝色的瓷砖", "2024年3月3日我们订了什么？"),
+}
+
+
+@pytest.mark.parametrize("language", sorted(DAYS))
+def test_a_named_day_favours_the_turns_said_that_day(script: Any, language: str) -> None:
+    """Asked about a day, the turn said that day comes first; switched off, the older
+    one does (equal scores keep seq order)."""
+    statement, question = DAYS[language]
+    script.user(1, statement, time="2024-03-01T09:00:00Z")
+    script.user(2, statement, time="2024-03-03T09:00:00Z")
+    for seq in range(3, 40):
+        script.user(seq, f"filler {seq}", time="2024-03-04T09:00:00Z")
+    on = load_config({"retrieval": ALONE})
+    off = load_config({"retrieval": {**ALONE, "ablate": ["day"]}})
+    assert _order(script, question, off)[:2] == [1, 2]
+    assert _order(script, question, on)[:2] == [2, 1]
