@@ -251,7 +251,9 @@ def classify(clause: str, quantities: Sequence[Quantity] | None = None) -> Verdi
     if _lasting_choice(clause):
         return Verdict("decision", 3)
     # "Must have been", "always makes me laugh", "别担心": rule words that set no rule.
-    cues = rule_words(clause)
+    # Only a clause with a rule word is read again without them (most clauses have none).
+    ruled = _any(STRONG_CONSTRAINT, clause) or _any(WEAK_CONSTRAINT, clause)
+    cues = rule_words(clause) if ruled else ""
     if _any(STRONG_CONSTRAINT, cues):
         return Verdict("constraint", 4)
     numbers = parse_quantities(clause) if quantities is None else quantities
