@@ -24,7 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from lcm_core.bench.retrieval import KS, Conversation, load_dataset
+from lcm_core.bench.dataset import Conversation, load_dataset
+from lcm_core.bench.retrieval import KS
 from lcm_core.text.dates import iso_time, said_on
 from lcm_core.text.relevance import relevance_tokens
 from lcm_core.text.speakers import speaker_of

@@ -25,15 +25,8 @@ import sys
 from pathlib import Path
 
 from lcm_core.bench.bm25 import BM25Baseline
-from lcm_core.bench.retrieval import (
-    Conversation,
-    default_extractor,
-    every_user_message,
-    format_table,
-    load_dataset,
-    parse_line,
-    run,
-)
+from lcm_core.bench.dataset import Conversation, load_dataset, parse_line
+from lcm_core.bench.retrieval import default_extractor, every_user_message, format_table, run
 from lcm_store_sqlite import SQLiteMemoryStore
 from lcm_store_sqlite.reference_fts5 import FTS5Reference
 

@@ -88,7 +88,8 @@ def bench_retrieval(
     `benchmarks/retrieval_bench.py`) and SQLite FTS5 (porter unicode61, stop words out).
     """
     from lcm_core.bench.bm25 import BM25Baseline
-    from lcm_core.bench.retrieval import ablation_config, format_table, load_dataset, run
+    from lcm_core.bench.dataset import load_dataset
+    from lcm_core.bench.retrieval import ablation_config, format_table, run
     from lcm_core.retrieval.rank import ABLATIONS
     from lcm_core.store.registry import reference_rankers
 
@@ -138,6 +139,7 @@ def bench_retrieval(
         "conversations": len(conversations),
         "turns": sum(len(c.turns) for c in conversations),
         "questions": report["overall"]["questions"],
+        "questionsLeftOut": sum(c.left_out for c in conversations),
         "baseline": "bm25 over raw turns (Okapi, k1 1.5, b 0.75)",
         "references": {name: getattr(r, "name", name) for name, r in references.items()},
         "ablated": sorted(ablate),

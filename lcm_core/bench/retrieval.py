@@ -28,15 +28,14 @@ Only the standard library is used here; the baselines are passed in as functions
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from lcm_core.assembly.assemble import assemble
 from lcm_core.assembly.step import StepMessage
+from lcm_core.bench.dataset import Conversation, Question
 from lcm_core.config import Config, load_config
 from lcm_core.retrieval.citations import source_seqs
 from lcm_core.retrieval.evidence import Retrieval, retrieve
@@ -45,7 +44,6 @@ from lcm_core.store.models import Event, MemoryItem
 from lcm_core.store.ports import ItemStore, MemoryStore
 from lcm_core.text.dates import iso_time
 from lcm_core.text.query import query_signals
-from lcm_core.text.speakers import speaker_of, writes_names
 from lcm_core.text.tokens import fingerprint, normalize_text, stable_item_id
 
 KS: Final = (5, 10, 25)
@@ -54,103 +52,6 @@ MISS_DEPTH: Final = 10
 # (turn texts, question, k) -> indices of the k best turns, best first.
 Baseline = Callable[[Sequence[str], str, int], list[int]]
 Extractor = Callable[[MemoryStore, str, Config], object]
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    id: str
-    speaker: str
-    text: str
-    time: str | None = None
-    name: str | None = None
-
-
-# Names that stand for a role, not a person: such a conversation is a user's session.
-ROLE_NAMES: Final = frozenset(
-    {"user", "assistant", "system", "human", "ai", "bot", "model", "用户", "助手", "系统"}
-)
-
-
-def headed(turns: Sequence[Turn]) -> tuple[Turn, ...]:
-    """The turns of a chat between people as a chat log shows them.
-
-    When two or more named people speak (the `name` field, or the "Name:" head of the
-    text when the turns read as a chat log) and none is named for a role, every named
-    turn is a user message, whichever side a converter put it on: a person's words are
-    what someone said, not an assistant's proposals. Its text begins with the name
-    (`Name: text`) unless it already does, so who said what stays searchable. A session
-    between a user and an assistant is left as it is: the role tells who spoke, and a
-    host never writes the user's name before each message.
-    """
-    chat_log = writes_names(turn.text for turn in turns)
-    names = [turn.name or (speaker_of(turn.text) if chat_log else None) for turn in turns]
-    people = {name for name in names if name}
-    if len(people) < 2 or any(name.casefold() in ROLE_NAMES for name in people):
-        return tuple(turns)
-    return tuple(
-        turn if name is None else _said_by(turn, name)
-        for turn, name in zip(turns, names, strict=True)
-    )
-
-
-def _said_by(turn: Turn, name: str) -> Turn:
-    """A person's turn: a user message headed by the person's name."""
-    text = turn.text
-    if not text.lstrip().casefold().startswith(name.casefold()):
-        text = f"{name}: {text}"
-    return replace(turn, speaker="user", text=text)
-
-
-@dataclass(frozen=True, slots=True)
-class Question:
-    id: str
-    question: str
-    evidence: tuple[str, ...]
-    category: str = "uncategorised"
-
-
-@dataclass(frozen=True, slots=True)
-class Conversation:
-    id: str
-    turns: tuple[Turn, ...]
-    questions: tuple[Question, ...]
-
-
-def parse_line(line: str, number: int = 0) -> Conversation:
-    """One dataset line; a malformed line raises ValueError naming the line and the field."""
-    where = f"line {number}" if number else "conversation"
-    try:
-        raw = json.loads(line)
-        turns = headed(
-            [
-                Turn(
-                    str(t["id"]),
-                    str(t["speaker"]),
-                    str(t.get("text") or ""),
-                    str(t["time"]) if t.get("time") else None,
-                    str(t["name"]).strip() or None if t.get("name") else None,
-                )
-                for t in raw["turns"]
-            ]
-        )
-        questions = tuple(
-            Question(
-                str(q["id"]),
-                str(q["question"]),
-                tuple(str(e) for e in q["evidence"]),
-                str(q.get("category") or "uncategorised"),
-            )
-            for q in raw["questions"]
-        )
-        return Conversation(str(raw["id"]), turns, questions)
-    except (ValueError, KeyError, TypeError) as exc:
-        raise ValueError(f"{where}: not a conversation-QA record ({exc!r})") from exc
-
-
-def load_dataset(path: Path) -> list[Conversation]:
-    """Read a JSONL dataset; blank lines are skipped."""
-    text = path.read_text(encoding="utf-8")
-    return [parse_line(line, n) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
 
 
 def default_extractor(store: MemoryStore, session_id: str, config: Config) -> object:

@@ -45,7 +45,9 @@ def dataset(path: Path) -> Path:
             "id": "c2",
             "turns": [{"id": "t0", "speaker": "user", "text": "I prefer tea over coffee."}],
             "questions": [
-                {"id": "q1", "question": "What does the user drink?", "evidence": ["t0"]}
+                {"id": "q1", "question": "What does the user drink?", "evidence": ["t0"]},
+                # Its evidence names no turn: no ranker could find it, so it is not scored.
+                {"id": "q2", "question": "Where is the tram?", "evidence": ["t9"]},
             ],
         },
     ]
@@ -59,6 +61,7 @@ def test_bench_retrieval_both_modes(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["conversations"] == 2 and data["turns"] == 5 and data["questions"] == 3
+    assert data["questionsLeftOut"] == 1
     overall = data["report"]["overall"]
     assert {"recall@5", "recall@10", "recall@25", "blockRecall", "blockTokens"} <= set(overall)
     assert {"itemsRecall@10", "baseline@10"} <= set(overall) and overall["baseline@10"] > 0

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from lcm_core.bench.retrieval import parse_line
+from lcm_core.bench.dataset import parse_line
 from lcm_core.text.tokens import CJK_RE, tokenize
 
 # English function words; what is left of a question is its content.

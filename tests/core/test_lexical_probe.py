@@ -31,7 +31,7 @@ def test_the_asked_turn_first_and_a_reply_carried_by_its_question(
     """The turn holding the question's words ranks first; a reply that shares none of them
     ("咖喱饭" answers "what did you cook?") rises only with the previous turn as context."""
     module = benchmark_script("lexical_probe")
-    from lcm_core.bench.retrieval import parse_line
+    from lcm_core.bench.dataset import parse_line
 
     conv = parse_line(json.dumps(CHAT))
     assert module.rank(conv, "What did Ana paint?", options())[0] == 0

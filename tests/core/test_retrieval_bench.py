@@ -12,14 +12,8 @@ import pytest
 from lcm_core.assembly.assemble import assemble
 from lcm_core.assembly.step import StepMessage
 from lcm_core.bench.bm25 import BM25Baseline, BM25Index, bm25_index, top_k
-from lcm_core.bench.retrieval import (
-    default_extractor,
-    format_table,
-    ingest,
-    load_dataset,
-    parse_line,
-    run,
-)
+from lcm_core.bench.dataset import load_dataset, parse_line
+from lcm_core.bench.retrieval import default_extractor, format_table, ingest, run
 from lcm_core.config import Config, load_config
 from lcm_core.retrieval.evidence import retrieve
 from lcm_core.store.ports import MemoryStore
