@@ -88,7 +88,7 @@ def bench_retrieval(
     `benchmarks/retrieval_bench.py`) and SQLite FTS5 (porter unicode61, stop words out).
     """
     from lcm_core.bench.bm25 import BM25Baseline
-    from lcm_core.bench.dataset import load_dataset
+    from lcm_core.bench.dataset import assistant_evidence, load_dataset
     from lcm_core.bench.retrieval import ablation_config, format_table, run
     from lcm_core.retrieval.rank import ABLATIONS
     from lcm_core.store.registry import reference_rankers
@@ -104,6 +104,15 @@ def bench_retrieval(
         conversations = load_dataset(dataset)
     except (ValueError, KeyError, TypeError) as exc:
         fail(f"{dataset}: not a conversation-QA dataset ({exc})")
+    on_assistant, evidence = assistant_evidence(conversations)
+    quoted = {str(t) for t in state(ctx).config().assembly.evidence_types}
+    if on_assistant and not quoted & {"*", "assistant/message"}:
+        click.echo(
+            f"lcm: bench: {on_assistant} of {evidence} evidence turns are assistant messages,"
+            " which assembly.evidenceTypes does not quote; if both sides are people, give"
+            " each turn its name",
+            err=True,
+        )
     references = {name: build() for name, build in reference_rankers().items()}
     from lcm_adapter import render  # rich: only `bench` draws progress
 
@@ -140,6 +149,7 @@ def bench_retrieval(
         "turns": sum(len(c.turns) for c in conversations),
         "questions": report["overall"]["questions"],
         "questionsLeftOut": sum(c.left_out for c in conversations),
+        "evidenceOnAssistant": on_assistant,
         "baseline": "bm25 over raw turns (Okapi, k1 1.5, b 0.75)",
         "references": {name: getattr(r, "name", name) for name, r in references.items()},
         "ablated": sorted(ablate),

@@ -140,6 +140,22 @@ def _turn(raw: dict[str, Any]) -> Turn:
     return Turn(str(raw["id"]), role, str(raw.get("text") or ""), time, name)
 
 
+def assistant_evidence(conversations: Sequence[Conversation]) -> tuple[int, int]:
+    """(evidence turns that are assistant messages, all evidence turns), counted once each.
+
+    Assistant messages are not quoted by default (`assembly.evidenceTypes`): a dataset
+    whose two people were written as "user" and "assistant" without names hides half its
+    evidence, and the person measuring should hear of it.
+    """
+    on_assistant = total = 0
+    for conv in conversations:
+        speakers = {turn.id: turn.speaker for turn in conv.turns}
+        wanted = {seq for q in conv.questions for seq in q.evidence}
+        total += len(wanted)
+        on_assistant += sum(1 for turn_id in wanted if speakers[turn_id] == "assistant")
+    return on_assistant, total
+
+
 def load_dataset(path: Path) -> list[Conversation]:
     """Read a JSONL dataset; blank lines are skipped."""
     text = path.read_text(encoding="utf-8")

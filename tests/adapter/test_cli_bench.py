@@ -158,3 +158,25 @@ def test_both_frozen_references_run_beside_the_pipeline() -> None:
     overall = data["report"]["overall"]
     assert "fts5" in data["references"]
     assert 0.0 < overall["fts5@10"] <= 1.0 and 0.0 < overall["baseline@10"] <= 1.0
+
+
+def test_evidence_on_assistant_turns_is_reported(tmp_path: Path) -> None:
+    """Two people written as "user" and "assistant" without names: the bench says how much
+    evidence sits in assistant messages, which the default evidenceTypes never quotes."""
+    line = {
+        "id": "pair",
+        "turns": [
+            {"id": "a", "speaker": "user", "text": "I adopted a cat called Miso"},
+            {"id": "b", "speaker": "assistant", "text": "我也养了一只狗，叫豆豆"},
+        ],
+        "questions": [
+            {"id": "q1", "question": "What is the cat called?", "evidence": ["a"]},
+            {"id": "q2", "question": "狗叫什么？", "evidence": ["b"]},
+        ],
+    }
+    path = tmp_path / "pair.jsonl"
+    path.write_text(json.dumps(line, ensure_ascii=False) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["bench", "retrieval", "--dataset", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["evidenceOnAssistant"] == 1
+    assert "1 of 2 evidence turns are assistant messages" in result.stderr
