@@ -90,6 +90,7 @@ def bench_retrieval(
     from lcm_core.bench.bm25 import BM25Baseline
     from lcm_core.bench.dataset import assistant_evidence, load_dataset
     from lcm_core.bench.retrieval import ablation_config, format_table, run
+    from lcm_core.retrieval.quoting import quotes_type
     from lcm_core.retrieval.rank import ABLATIONS
     from lcm_core.store.registry import reference_rankers
 
@@ -105,8 +106,8 @@ def bench_retrieval(
     except (ValueError, KeyError, TypeError) as exc:
         fail(f"{dataset}: not a conversation-QA dataset ({exc})")
     on_assistant, evidence = assistant_evidence(conversations)
-    quoted = {str(t) for t in state(ctx).config().assembly.evidence_types}
-    if on_assistant and not quoted & {"*", "assistant/message"}:
+    quoted = [str(t) for t in state(ctx).config().assembly.evidence_types]
+    if on_assistant and not quotes_type("assistant/message", quoted):
         click.echo(
             f"lcm: bench: {on_assistant} of {evidence} evidence turns are assistant messages,"
             " which assembly.evidenceTypes does not quote; if both sides are people, give"

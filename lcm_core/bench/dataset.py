@@ -150,7 +150,7 @@ def assistant_evidence(conversations: Sequence[Conversation]) -> tuple[int, int]
     on_assistant = total = 0
     for conv in conversations:
         speakers = {turn.id: turn.speaker for turn in conv.turns}
-        wanted = {seq for q in conv.questions for seq in q.evidence}
+        wanted = {turn_id for q in conv.questions for turn_id in q.evidence}
         total += len(wanted)
         on_assistant += sum(1 for turn_id in wanted if speakers[turn_id] == "assistant")
     return on_assistant, total

@@ -34,7 +34,8 @@ _PARTICIPLE: Final = (
     r"told|paid|held|found|spent|bought|brought|taught)"
 )
 # A contraction's apostrophe, straight or curly ("it's", "it’s").
-_A: Final = "['\u2019]"
+_APOSTROPHES: Final = "'\u2019"
+_A: Final = f"[{_APOSTROPHES}]"
 
 # Each use is (words one of which it holds, the pattern): a clause is matched only against
 # the patterns whose words it holds, so a step pays for a few short searches, not for
@@ -112,7 +113,7 @@ _ENGLISH: Final[tuple[_Use, ...]] = (
     # An opinion, not a rule: "I think he should do it", "I feel like it should stay savory".
     (
         _SHOULD,
-        rf"(?:i think|i feel like|i guess|i believe|in my opinion)(?:\s+[a-z{_A[1:-1]}]+){{0,6}}?"
+        rf"(?:i think|i feel like|i guess|i believe|in my opinion)(?:\s+[a-z{_APOSTROPHES}]+){{0,6}}?"
         rf"\s+(?:should|shouldn{_A}t|should not){_E}",
     ),
     (_SHOULD, rf"(?:it|that|this)\s+should\s+(?:work|be fine|be ok|be okay|be good|be fun){_E}"),

@@ -85,7 +85,12 @@ def text_type(event: Event) -> str:
 
 def quotable(event: Event, evidence_types: Sequence[str]) -> bool:
     """True when `assembly.evidenceTypes` lets this event's text be quoted inline."""
-    return "*" in evidence_types or text_type(event) in evidence_types
+    return quotes_type(text_type(event), evidence_types)
+
+
+def quotes_type(kind: str, evidence_types: Sequence[str]) -> bool:
+    """True when `assembly.evidenceTypes` lets text of this event type be quoted inline."""
+    return "*" in evidence_types or kind in evidence_types
 
 
 def _not_type_reason(event: Event) -> str:

@@ -82,14 +82,11 @@ def iso_time(written: str) -> str | None:
         found = pattern.search(text)
         if found is None:
             continue
-        month = found.group("month")
-        number = int(month) if month.isdigit() else _MONTHS[month.lower().rstrip(".")]
-        try:
-            day = dt.date(int(found.group("year")), number, int(found.group("day")))
-        except ValueError:
+        day = _day(found.group("year"), _month(found), found.group("day"))
+        if not day:
             return None
         clock = _CLOCK_RE.search(text[: found.start()] + " " + text[found.end() :])
-        return day.isoformat() + (_clock(clock) if clock else "")
+        return day[0] + (_clock(clock) if clock else "")
     return None
 
 
@@ -106,21 +103,17 @@ def named_days(text: str) -> frozenset[str]:
         days.update(_day(found.group()[:4], found.group()[5:7], found.group()[8:10]))
     for pattern in _DATE_RES:
         for found in pattern.finditer(text):
-            month = found.group("month")
-            number = month if month.isdigit() else str(_MONTHS[month.lower().rstrip(".")])
-            days.update(_day(found.group("year"), number, found.group("day")))
+            days.update(_day(found.group("year"), _month(found), found.group("day")))
     for found in _NUMERIC_DATE_RE.finditer(text):
         first, second, year = found.groups()
         days.update(_day(year, second, first))
         days.update(_day(year, first, second))
     for pattern in _YEARLESS_RES:
         for found in pattern.finditer(text):
-            month = found.group("month")
-            if month.lower() == "may" and month != "May":
+            if found.group("month").lower() == "may" and found.group("month") != "May":
                 continue  # "may 3 people come?" is a verb
-            number = month if month.isdigit() else str(_MONTHS[month.lower().rstrip(".")])
             # A leap year, so "29 Feb" is a day; the year is then left out.
-            days.update("-" + day[4:] for day in _day("2000", number, found.group("day")))
+            days.update("-" + day[4:] for day in _day("2000", _month(found), found.group("day")))
     return frozenset(days)
 
 
@@ -130,7 +123,13 @@ def on_named_day(time: str | None, days: frozenset[str]) -> bool:
     return day is not None and (day in days or "-" + day[4:] in days)
 
 
-def _day(year: str, month: str, day: str) -> tuple[str, ...]:
+def _month(found: re.Match[str]) -> int:
+    """The month number of a date match: written in digits or as a name ("Sept.")."""
+    month = found.group("month")
+    return int(month) if month.isdigit() else _MONTHS[month.lower().rstrip(".")]
+
+
+def _day(year: str | int, month: str | int, day: str | int) -> tuple[str, ...]:
     """The ISO date of these numbers, or nothing when there is no such day."""
     try:
         return (dt.date(int(year), int(month), int(day)).isoformat(),)
