@@ -10,7 +10,7 @@ can be plugged in later without touching them.
 
     turn  = (own + contextWeight * previous message) * (1 + episodeWeight * episode / best episode)
             * (1 + speakerWeight, when the question names the turn's speaker)
-            * (1 + dayWeight, when the question names the day the turn was said)
+            * (1 + dayWeight, when the question names the day the turn was said or speaks of)
     item  = the larger of its own text's BM25 and its best-scoring source turn's
 
 A turn's context is the message right before it (the turn it answers or follows). An
@@ -39,7 +39,7 @@ from lcm_core.retrieval.project import (
 )
 from lcm_core.store.models import Event, MemoryItem
 from lcm_core.store.ports import MemoryStore
-from lcm_core.text.dates import named_days, on_named_day, said_on
+from lcm_core.text.dates import named_days, on_named_day, said_on, speaks_of_named_day
 from lcm_core.text.relevance import (
     Bag,
     Corpus,
@@ -295,11 +295,13 @@ def _lift_named_speakers(
 
 
 def _lift_named_days(turns: dict[int, ScoredTurn], days: frozenset[str], factor: float) -> None:
-    """Multiply the turns said on a day the question names ("on 29 Dec 2023") by `factor`."""
+    """Multiply the turns said on a day the question names ("on 29 Dec 2023"), or that speak
+    of it as "yesterday" or "tomorrow" the day after or before, by `factor`."""
     if not days:
         return
     for seq, turn in turns.items():
-        if on_named_day(turn.event.time, days):
+        event = turn.event
+        if on_named_day(event.time, days) or speaks_of_named_day(event.time, event.text, days):
             turns[seq] = replace(turn, relevance=turn.relevance * factor)
 
 

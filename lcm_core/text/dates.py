@@ -13,6 +13,7 @@ import datetime as dt
 import re
 from typing import Final
 
+from lcm_core.text.languages import en, zh
 from lcm_core.text.lazy_regex import lazy_compile
 
 _MONTHS: Final = {
@@ -56,6 +57,16 @@ _YEARLESS_RES: Final = (
 )
 # A date in digits with day and month in either order ("10.01.2024", "1/10/2024").
 _NUMERIC_DATE_RE: Final = lazy_compile(r"(?<![\d.])(\d{1,2})[./](\d{1,2})[./](\d{4})(?![\d.])")
+# A word for a day before or after the one it is said on ("yesterday", "明天"); a longer
+# phrase first, so "the day before yesterday" is not read as "yesterday".
+_RELATIVE_DAYS: Final = {**en.RELATIVE_DAYS, **zh.RELATIVE_DAYS}
+_RELATIVE_RE: Final = lazy_compile(
+    "|".join(
+        en.WORD_START + word.replace(" ", r"\s+") + en.WORD_END
+        for word in sorted(_RELATIVE_DAYS, key=len, reverse=True)
+    ),
+    re.IGNORECASE,
+)
 # A clock time beside the date ("1:56 pm", "13:56"); 下午/上午 are not read.
 _CLOCK_RE: Final = lazy_compile(
     r"(?<!\d)(?P<hour>\d{1,2}):(?P<minute>\d{2})\s*(?P<half>[ap]\.?m\b\.?)?", re.IGNORECASE
@@ -120,7 +131,32 @@ def named_days(text: str) -> frozenset[str]:
 def on_named_day(time: str | None, days: frozenset[str]) -> bool:
     """True when `time` falls on one of `named_days` (a `--MM-DD` day in any year)."""
     day = said_on(time)
-    return day is not None and (day in days or "-" + day[4:] in days)
+    return day is not None and _is_named(day, days)
+
+
+def speaks_of_named_day(time: str | None, text: str, days: frozenset[str]) -> bool:
+    """True when `text`, said at `time`, speaks of one of `named_days` by a relative word:
+    "we made pasta yesterday" said on 30 Dec 2023 is about 29 Dec 2023."""
+    return any(_is_named(day, days) for day in days_spoken_of(time, text))
+
+
+def days_spoken_of(time: str | None, text: str) -> frozenset[str]:
+    """The ISO days other than its own that `text`, said at `time`, names by a relative
+    word ("yesterday", "tomorrow", "昨天", "明天"); none when `time` has no ISO date."""
+    day = said_on(time)
+    if day is None:
+        return frozenset()
+    offsets = {
+        _RELATIVE_DAYS[" ".join(found.group().casefold().split())]
+        for found in _RELATIVE_RE.finditer(text)
+    }
+    said = dt.date.fromisoformat(day)
+    return frozenset((said + dt.timedelta(days=offset)).isoformat() for offset in offsets)
+
+
+def _is_named(day: str, days: frozenset[str]) -> bool:
+    """True when the ISO `day` is one of `days`, or its month and day are (`--MM-DD`)."""
+    return day in days or "-" + day[4:] in days
 
 
 def _month(found: re.Match[str]) -> int:

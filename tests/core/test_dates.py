@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from lcm_core.text.dates import iso_time, named_days, on_named_day
+from lcm_core.text.dates import (
+    days_spoken_of,
+    iso_time,
+    named_days,
+    on_named_day,
+    speaks_of_named_day,
+)
 
 
 @pytest.mark.parametrize(
@@ -76,3 +82,33 @@ def test_a_turn_on_a_named_day() -> None:
     assert on_named_day("2026-11-30", frozenset({"--11-30"}))
     assert not on_named_day(None, frozenset({"--11-30"}))
     assert not on_named_day("1:56 pm on 8 May", frozenset({"--05-08"}))
+
+
+@pytest.mark.parametrize(
+    ("time", "text", "days"),
+    [
+        ("2023-12-30T10:00:00Z", "We made pasta yesterday!", {"2023-12-29"}),
+        ("2024-01-01", "This was it last night", {"2023-12-31"}),
+        ("2024-01-09", "Tomorrow I am going to Osaka", {"2024-01-10"}),
+        ("2024-03-03", "the day before  yesterday it rained", {"2024-03-01"}),
+        ("2024-03-03", "The day after tomorrow is free", {"2024-03-05"}),
+        ("2024-01-09", "我昨天去了上海，明天回来", {"2024-01-08", "2024-01-10"}),
+        ("2024-01-09", "前天和后天都不行", {"2024-01-07", "2024-01-11"}),
+        # Its own day, other words, or no ISO time: no other day.
+        ("2024-01-09", "today and tonight", set()),
+        ("2024-01-09", "yesteryear's tomorrowland", set()),
+        (None, "yesterday", set()),
+        ("1:56 pm on 8 May", "yesterday", set()),
+    ],
+)
+def test_the_days_a_turn_speaks_of(time: str | None, text: str, days: set[str]) -> None:
+    assert days_spoken_of(time, text) == days
+
+
+def test_a_turn_that_speaks_of_a_named_day() -> None:
+    """ "Yesterday" said the day after a named day is about it, in any year for `--MM-DD`."""
+    assert speaks_of_named_day("2023-12-30", "we made pasta yesterday", frozenset({"2023-12-29"}))
+    assert speaks_of_named_day("2026-12-01", "昨天提交了", frozenset({"--11-30"}))
+    assert not speaks_of_named_day(
+        "2023-12-29", "we made pasta yesterday", frozenset({"2023-12-29"})
+    )

@@ -40,3 +40,29 @@ def test_a_named_day_favours_the_turns_said_that_day(script: Any, language: str)
     off = load_config({"retrieval": {**ALONE, "ablate": ["day"]}})
     assert _order(script, question, off)[:2] == [1, 2]
     assert _order(script, question, on)[:2] == [2, 1]
+
+
+SPOKEN_OF = {
+    # Two reports of the same thing; the later one is about the named day as "yesterday".
+    "en": (
+        "we ordered the blue tiles",
+        "yesterday we ordered the blue tiles",
+        "What did we order on 3 March 2024?",
+    ),
+    "zh": ("我们订了蓝色的瓷砖", "昨天我们订了蓝色的瓷砖", "2024年3月3日我们订了什么？"),
+}
+
+
+@pytest.mark.parametrize("language", sorted(SPOKEN_OF))
+def test_yesterday_said_the_day_after_is_the_named_day(script: Any, language: str) -> None:
+    """A turn said the day after the named day that calls it "yesterday" (昨天) is lifted
+    like a turn said that day; without the lift the shorter, older statement leads."""
+    plain, yesterday, question = SPOKEN_OF[language]
+    script.user(1, plain, time="2024-03-01T09:00:00Z")
+    script.user(2, yesterday, time="2024-03-04T09:00:00Z")
+    for seq in range(3, 40):
+        script.user(seq, f"filler {seq}", time="2024-03-05T09:00:00Z")
+    on = load_config({"retrieval": ALONE})
+    off = load_config({"retrieval": {**ALONE, "ablate": ["day"]}})
+    assert _order(script, question, off)[:2] == [1, 2]
+    assert _order(script, question, on)[:2] == [2, 1]

@@ -27,6 +27,16 @@ STOP_WORDS: Final[frozenset[str]] = frozenset(_STOP_TEXT.split())
 WORD_START: Final = r"(?<![A-Za-z])"
 WORD_END: Final = r"(?![A-Za-z])"
 
+# Words that speak of another day than the one they are said on, and which day:
+# "Yesterday we made pasta", said on the 30th, is about the 29th.
+RELATIVE_DAYS: Final[dict[str, int]] = {
+    "the day before yesterday": -2,
+    "yesterday": -1,
+    "last night": -1,
+    "the day after tomorrow": 2,
+    "tomorrow": 1,
+}
+
 # Clitics cut off a word before it is matched: Anna's -> anna, they're -> they.
 CLITICS: Final = ("'s", "'re", "'ve", "'ll", "'d", "'m", "n't")
 

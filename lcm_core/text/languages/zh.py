@@ -10,6 +10,18 @@ PARTICLES: Final[frozenset[str]] = frozenset("的了吗呢吧啊呀哦嘛")
 FUNCTION_CHARS: Final[frozenset[str]] = frozenset(
     "么是在和与及或也都就还又很我你他她它们这那个些哪什怎样"
 )
+# Words that speak of another day than the one they are said on (昨天 said on the 30th
+# is the 29th).
+RELATIVE_DAYS: Final[dict[str, int]] = {
+    "前天": -2,
+    "昨天": -1,
+    "昨晚": -1,
+    "昨日": -1,
+    "后天": 2,
+    "明天": 1,
+    "明晚": 1,
+    "明日": 1,
+}
 # Question and filler words, as whole bigrams.
 STOP_BIGRAMS: Final[frozenset[str]] = frozenset(
     [
