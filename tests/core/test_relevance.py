@@ -137,6 +137,18 @@ def test_cjk_bigrams_score(store: MemoryStore, script: Any) -> None:
     assert set(turn_scores(store, "划船好玩吗？")) == {1}
 
 
+def test_a_word_before_a_particle_still_scores(store: MemoryStore, script: Any) -> None:
+    """报了 ("signed up") keeps its bigram: a particle after a word marks its aspect and
+    is no reason to lose the word, while 了个 and 了吗 (a particle first) say nothing.
+    "张磊报了哪些班？" then finds the turn that says what was signed up for."""
+    assert relevance_tokens("报了个游泳班") == ("报了", "个游", "游泳", "泳班")
+    assert relevance_tokens("我的目的") == ("目的",)
+    script.user(1, "张磊: 报了个游泳班，第一节课挺好玩")
+    script.user(2, "张磊: 今天好累，想早点睡")
+    script.user(3, "李娜: 张磊你周末去哪儿了？")
+    assert max(turn_scores(store, "张磊报了哪些班？").items(), key=lambda p: p[1])[0] == 1
+
+
 @pytest.mark.parametrize(
     "text",
     ["what did we say to them?", "is it the one that was there", "我们的是了吗", "这个那个就是也"],

@@ -47,11 +47,17 @@ STOP_BIGRAMS: Final[frozenset[str]] = frozenset(
 
 
 def is_stop_bigram(gram: str) -> bool:
-    """True for a CJK bigram that says nothing about a topic."""
+    """True for a CJK bigram that says nothing about a topic: a stop word, one that starts
+    with a particle (了个, 的是), or one made only of function characters and particles.
+
+    A word followed by a particle keeps its bigram (报了, 目的): the particle marks aspect
+    or possession, and dropping the bigram lost the word ("张磊报了哪些班？" had no term
+    but the name left).
+    """
     return (
         gram in STOP_BIGRAMS
-        or any(ch in PARTICLES for ch in gram)
-        or all(ch in FUNCTION_CHARS for ch in gram)
+        or gram[0] in PARTICLES
+        or all(ch in FUNCTION_CHARS or ch in PARTICLES for ch in gram)
     )
 
 
