@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
+from operator import itemgetter
 from typing import Final
 
 from lcm_core.capture.events import is_generated
@@ -191,7 +192,7 @@ def gather_evidence(
             score, recent = scorer(event, search)
             turn = Candidate(seq, event, (), score, search, recent)
             keyed.append((turn.key(-seq), turn))
-    keyed.sort(key=lambda pair: pair[0])
+    keyed.sort(key=itemgetter(0))
     floor = score_floor(pool, config)
     candidates = [one for _, one in keyed]
     historical = historical_sources(store, session_id) if candidates else {}
@@ -245,7 +246,7 @@ def with_neighbours(
         result.append(Candidate(event.seq, event, (), lift.score, neighbour_of=lift.beside))
     # Best first, an item's source before a raw turn; a stable sort keeps the order of
     # `key` among equals, and the new turns after them.
-    result.sort(key=lambda one: (-round(one.score, 9), 1 if not one.item_ids else 0))
+    result.sort(key=lambda one: (one.rank, 1 if not one.item_ids else 0))
     return result
 
 

@@ -23,9 +23,11 @@ from lcm_core.store.models import Event
 from lcm_core.store.ports import MemoryStore
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Lift:
-    """A neighbour's inherited score and the seq of the match it sits beside."""
+    """A neighbour's inherited score and the seq of the match it sits beside.
+
+    Not frozen: a step makes a hundred, and a frozen dataclass is slow to build."""
 
     score: float
     beside: int

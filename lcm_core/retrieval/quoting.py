@@ -11,7 +11,7 @@ under the floor, an echo of the step's words, past the limit).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from lcm_core.capture.events import is_generated
@@ -128,9 +128,13 @@ def historical_sources(store: MemoryStore, session_id: str) -> dict[int, tuple[s
     return found
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Candidate:
-    """An event that may be quoted: the items citing it (none for a raw turn) and its score."""
+    """An event that may be quoted: the items citing it (none for a raw turn) and its score.
+
+    Not frozen: a step builds hundreds, and a frozen dataclass's `__init__` costs about
+    four times as much. Nothing changes one once built; `replace` makes a new one.
+    """
 
     seq: int
     event: Event | None
@@ -139,10 +143,16 @@ class Candidate:
     search_score: float = 0.0
     recent: bool = False
     neighbour_of: int | None = None
+    # The score's place in the order, -round(score, 9): worked out once per candidate,
+    # as the candidates are sorted twice and a rounding to 9 digits is not cheap.
+    rank: float = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.rank = -round(self.score, 9)
 
     def key(self, position: int) -> tuple[float, int, int]:
         """Best score first; an item's source before a raw turn; items' order, newer turns."""
-        return (-round(self.score, 9), 1 if not self.item_ids else 0, position)
+        return (self.rank, 1 if not self.item_ids else 0, position)
 
 
 class Walk:
