@@ -141,10 +141,12 @@ def gather_evidence(
     current_turn: int | None = None,
     pool: Pool | None = None,
     in_history: frozenset[int] = frozenset(),
+    floor: float | None = None,
 ) -> EvidenceSet:
     """Sources of the ranked items, exact matches and raw turns, best first, up to the limit.
 
-    Without a `pool` the lexical retriever's pool is built here.
+    Without a `pool` the lexical retriever's pool is built here. `floor` is `score_floor`
+    of the given `pool` when the caller has worked it out (it scans the whole pool).
 
     A raw user message of `current_turn` is the input of this very step, not history,
     and so is a stored turn whose text is the query itself.
@@ -168,9 +170,12 @@ def gather_evidence(
         ):
             if any(t in exact_terms for t in exact_hits(hit.event.text, signals)):
                 events.setdefault(hit.event.seq, hit.event)  # not "30" inside "300"
+    given = pool
     if pool is None:
         pool = default_pool(store, session_id, signals, config)
     pool = without_own_input(pool, signals, is_visible, current_turn)
+    if floor is None or pool is not given:
+        floor = score_floor(pool, config)  # this step's own input changed what sets it
     # The raw turns: the retriever's pool, already scored on the items' scale.
     searched: dict[int, float] = {}
     if pool is not None and limit > 0 and not ablated(config, "raw-turns"):
@@ -193,7 +198,6 @@ def gather_evidence(
             turn = Candidate(seq, event, (), score, search, recent)
             keyed.append((turn.key(-seq), turn))
     keyed.sort(key=itemgetter(0))
-    floor = score_floor(pool, config)
     candidates = [one for _, one in keyed]
     historical = historical_sources(store, session_id) if candidates else {}
     walk = Walk(store, config, signals, is_visible, historical, current_turn, in_history)
@@ -307,6 +311,7 @@ def retrieve(
     if shown.seqs:
         is_visible = _or_quoted_before(is_visible, shown.seqs)
     pool = without_own_input(pool, signals, is_visible, current_turn)
+    floor = score_floor(pool, config)  # ranking and evidence share it: it scans the pool
     ranking = rank_items(
         store,
         session_id,
@@ -316,6 +321,7 @@ def retrieve(
         visible_ids=visible_ids,
         shown_ids=shown.items,
         pool=pool,
+        floor=floor,
     )
     # The sources of matching items an earlier block still lists are as good as quoted.
     sources = {
@@ -335,5 +341,6 @@ def retrieve(
         current_turn=current_turn,
         pool=pool,
         in_history=in_history,
+        floor=floor,
     )
     return Retrieval(ranking, evidence)

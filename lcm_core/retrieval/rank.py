@@ -238,6 +238,7 @@ def rank_items(
     visible_ids: Callable[[Sequence[MemoryItem]], frozenset[str]] | None = None,
     shown_ids: frozenset[str] = frozenset(),
     pool: Pool | None = None,
+    floor: float | None = None,
 ) -> Ranking:
     """Rank the session's active items for the query; the rest come back as omissions.
 
@@ -246,6 +247,7 @@ def rank_items(
     query, and only as far down the list as the selection needs) and returns the ids on
     screen. Those do not take a place under `retrieval.limit`, and neither do
     `shown_ids`, items an earlier memory block still in context already lists.
+    `floor` is `score_floor` of the given `pool` when the caller has worked it out.
     """
     if pool is None:
         pool = default_pool(store, session_id, signals, config)
@@ -267,7 +269,7 @@ def rank_items(
     ]
     # Equal scores: the newer statement first, then the id, so ties never depend on the store.
     scored.sort(key=lambda r: (-round(r.score, 9), -(newest_source_seq(r.item) or -1), r.item.id))
-    min_score = score_floor(pool, config)
+    min_score = floor if floor is not None else score_floor(pool, config)
     limit = min(config.retrieval.limit, HARD_LIMIT)
     selected: list[RankedItem] = []
     omitted: list[Omission] = []
