@@ -118,6 +118,14 @@ def without_own_input(
             or (is_visible is not None and is_visible(event))
         )
 
+    if not pool.turns:
+        return pool
+    # Mostly the best turn may be quoted and nothing is marked: it is found without
+    # sorting the pool (the least seq among the best relevance, the sort's first).
+    best = max(pooled.relevance for pooled in pool.turns.values())
+    first = min(seq for seq, pooled in pool.turns.items() if pooled.relevance == best)
+    if not unquotable_turn(pool.turns[first].event):
+        return pool
     # Only the turns above the best quotable one can change the floor: stop there.
     unquotable: set[int] = set()
     for seq, turn in sorted(pool.turns.items(), key=lambda p: (-p[1].relevance, p[0])):
