@@ -83,7 +83,9 @@ def ablated(config: Config, feature: str) -> bool:
     return feature in config.retrieval.ablate
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: a step builds hundreds of these, and a frozen dataclass's __init__ costs
+# about four times as much (a call per field). Nothing changes one once built.
+@dataclass(slots=True)
 class Omission:
     """Something retrieval or assembly considered and left out, with the reason why."""
 
@@ -95,7 +97,9 @@ class Omission:
         return {"section": self.section, "ref": self.ref, "reason": self.reason}
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: a step builds hundreds of these, and a frozen dataclass's __init__ costs
+# about four times as much (a call per field). Nothing changes one once built.
+@dataclass(slots=True)
 class RankedItem:
     """A scored candidate and the parts of its score, for explain output."""
 
