@@ -43,6 +43,8 @@ _SPACE_RUN_RE: Final = lazy_compile(r"[ \t]+")
 
 def neutralize(text: str) -> str:
     """Turn label-like brackets in stored text into full-width ones the model cannot confuse."""
+    if "[" not in text:  # both patterns open with a bracket: most texts have none
+        return text
     text = _CLOSED_LABEL_RE.sub(lambda m: f"［{m.group(1)}］", text)
     return _OPEN_LABEL_RE.sub("［", text)
 
@@ -63,7 +65,10 @@ def excerpt(text: str, max_chars: int, focus: Sequence[str] = ()) -> str:
 
 def inline_quote(text: str, max_chars: int, focus: Sequence[str] = ()) -> str:
     """Stored text as one quoted line: newlines shown as ⏎, labels neutralised, clamped."""
-    flat = _SPACE_RUN_RE.sub(" ", text.replace("\n", " ⏎ ")).strip()
+    flat = text.replace("\n", " ⏎ ")
+    if "  " in flat or "\t" in flat:  # else every run of spaces is one space already
+        flat = _SPACE_RUN_RE.sub(" ", flat)
+    flat = flat.strip()
     return f"“{neutralize(excerpt(flat, max_chars, focus))}”"
 
 
