@@ -78,13 +78,19 @@ def pack(
     omitted: list[Omission] = []
     reserved_used = 0
     placed: dict[str, str] = {}  # ref -> the section that holds it
+    by_section: dict[str, list[Candidate]] = {}  # one pass, in the order given
+    for candidate in candidates:
+        by_section.setdefault(candidate.section, []).append(candidate)
     for section in SECTION_ORDER:
+        if section not in by_section:
+            continue
         capped = reserve is not None and section in reserve.sections
         title = words.section_titles[section]
         title_cost = cost("\n" + title + "\n")
         lines: list[str] = []
+        refs: list[str] = []
         section_tokens = 0
-        for candidate in (c for c in candidates if c.section == section):
+        for candidate in by_section[section]:
             if candidate.ref in placed:
                 reason = f"already in the {placed[candidate.ref]} section of this block"
                 omitted.append(Omission(section, candidate.ref, reason))
@@ -110,10 +116,10 @@ def pack(
             placed[candidate.ref] = section
             section_tokens += need
             lines.append(candidate.text)
+            refs.append(candidate.ref)
             kept.append(candidate)
         if lines:
             parts.append(title + "\n" + "\n".join(lines))
-            refs = [c.ref for c in kept if c.section == section]
             reports.append(
                 {
                     "name": section,
