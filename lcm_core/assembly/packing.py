@@ -17,9 +17,14 @@ from typing import Any
 from lcm_core.assembly.render import HEADER, SECTION_ORDER
 from lcm_core.retrieval.rank import Omission
 from lcm_core.text.block_words import ZH, BlockWords
-from lcm_core.text.tokens import estimate_tokens
+from lcm_core.text.tokens import estimate_tokens, per_text_cache
 
 TokenMeter = Callable[[str], int]
+
+# The estimate, counted once per entry text: a step's entries are mostly the last step's
+# (the steps of one turn share its question; the task state, resident items and the turns
+# they cite recur), and counting CJK characters costs more than looking a text up.
+_estimate = per_text_cache(maxsize=8192)(estimate_tokens)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +50,7 @@ class Reserve:
 def choose_meter(meter: TokenMeter | None) -> tuple[TokenMeter, str, list[str]]:
     """The cost function and its token source; a failing host meter falls back to estimate."""
     if meter is None:
-        return estimate_tokens, "estimate", []
+        return _estimate, "estimate", []
 
     def exact(text: str) -> int:
         value = meter(text)
@@ -56,7 +61,7 @@ def choose_meter(meter: TokenMeter | None) -> tuple[TokenMeter, str, list[str]]:
     try:
         exact(HEADER)
     except Exception as exc:
-        return estimate_tokens, "estimate", [f"token meter failed ({exc}); used the estimate"]
+        return _estimate, "estimate", [f"token meter failed ({exc}); used the estimate"]
     return exact, "exact", []
 
 
