@@ -19,6 +19,7 @@ from lcm_core.extraction.correct import correction_cue
 from lcm_core.retrieval.rank import Omission
 from lcm_core.text.lazy_regex import lazy_compile
 from lcm_core.text.query import numbers_in
+from lcm_core.text.tokens import per_text_cache
 
 # Asking for what memory should hold, question or not.
 _RECALL_RE: Final = lazy_compile(
@@ -52,6 +53,7 @@ def asks_about_past(text: str) -> bool:
     return bool(_QUESTION_RE.search(text)) and bool(_PAST_RE.search(text))
 
 
+@per_text_cache(maxsize=1024)  # every step of a turn asks it of the same message
 def replaced_values(text: str) -> tuple[str, ...]:
     """Numbers the step's own text says are replaced: "6432" in "5433, not 6432".
 
