@@ -159,7 +159,7 @@ def _assemble(
         session_id,
         messages,
         config,
-        query=query,
+        query=task,  # the text found above, so the fallback's store reads are not repeated
         rules=rules,
         status=status,
         newest=newest,
