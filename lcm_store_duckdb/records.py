@@ -269,7 +269,7 @@ class RecordsMixin(AdminMixin):
                     log.message_seq,
                     rows.dumps(list(log.sections)),
                     rows.dumps(list(log.item_ids)),
-                    rows.dumps(list(log.omitted)),
+                    rows.dumps_omitted(log.omitted),
                     rows.dumps(list(log.reasons)),
                     rows.dumps(list(log.errors)),
                 ),

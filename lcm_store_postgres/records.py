@@ -301,7 +301,7 @@ class RecordsMixin:
                     log.message_seq,
                     rows.dumps(list(log.sections)),
                     rows.dumps(list(log.item_ids)),
-                    rows.dumps(list(log.omitted)),
+                    rows.dumps_omitted(log.omitted),
                     rows.dumps(list(log.reasons)),
                     rows.dumps(list(log.errors)),
                 ),

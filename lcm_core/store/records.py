@@ -269,7 +269,7 @@ def assembly_log_record(log: AssemblyLog, log_id: int) -> Record:
         "message_seq": log.message_seq,
         "sections_json": rows.dumps(list(log.sections)),
         "items_json": rows.dumps(list(log.item_ids)),
-        "omitted_json": rows.dumps(list(log.omitted)),
+        "omitted_json": rows.dumps_omitted(log.omitted),
         "reasons_json": rows.dumps(list(log.reasons)),
         "errors_json": rows.dumps(list(log.errors)),
     }
