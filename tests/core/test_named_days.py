@@ -20,6 +20,20 @@ def _order(script: Any, question: str, config: Config) -> list[int]:
     return sorted(pool.turns, key=lambda seq: (-pool.turns[seq].relevance, seq))
 
 
+def _first_two(
+    script: Any, older: str, newer: tuple[str, str], question: str
+) -> tuple[list[int], list[int]]:
+    """The two best turns without and with the day lift: `older` said on 1 March 2024 (seq
+    1), `newer` said on its day (seq 2), then filler said later."""
+    script.user(1, older, time="2024-03-01T09:00:00Z")
+    script.user(2, newer[0], time=f"{newer[1]}T09:00:00Z")
+    for seq in range(3, 40):
+        script.user(seq, f"filler {seq}", time="2024-03-06T09:00:00Z")
+    on = load_config({"retrieval": ALONE})
+    off = load_config({"retrieval": {**ALONE, "ablate": ["day"]}})
+    return _order(script, question, off)[:2], _order(script, question, on)[:2]
+
+
 DAYS = {
     # The same statement on two days; the question names the later day in its own form.
     "en": ("we ordered the blue tiles", "What did we order on 3 March 2024?"),
@@ -32,14 +46,7 @@ def test_a_named_day_favours_the_turns_said_that_day(script: Any, language: str)
     """Asked about a day, the turn said that day comes first; switched off, the older
     one does (equal scores keep seq order)."""
     statement, question = DAYS[language]
-    script.user(1, statement, time="2024-03-01T09:00:00Z")
-    script.user(2, statement, time="2024-03-03T09:00:00Z")
-    for seq in range(3, 40):
-        script.user(seq, f"filler {seq}", time="2024-03-04T09:00:00Z")
-    on = load_config({"retrieval": ALONE})
-    off = load_config({"retrieval": {**ALONE, "ablate": ["day"]}})
-    assert _order(script, question, off)[:2] == [1, 2]
-    assert _order(script, question, on)[:2] == [2, 1]
+    assert _first_two(script, statement, (statement, "2024-03-03"), question) == ([1, 2], [2, 1])
 
 
 SPOKEN_OF = {
@@ -58,11 +65,4 @@ def test_yesterday_said_the_day_after_is_the_named_day(script: Any, language: st
     """A turn said the day after the named day that calls it "yesterday" (昨天) is lifted
     like a turn said that day; without the lift the shorter, older statement leads."""
     plain, yesterday, question = SPOKEN_OF[language]
-    script.user(1, plain, time="2024-03-01T09:00:00Z")
-    script.user(2, yesterday, time="2024-03-04T09:00:00Z")
-    for seq in range(3, 40):
-        script.user(seq, f"filler {seq}", time="2024-03-05T09:00:00Z")
-    on = load_config({"retrieval": ALONE})
-    off = load_config({"retrieval": {**ALONE, "ablate": ["day"]}})
-    assert _order(script, question, off)[:2] == [1, 2]
-    assert _order(script, question, on)[:2] == [2, 1]
+    assert _first_two(script, plain, (yesterday, "2024-03-04"), question) == ([1, 2], [2, 1])
