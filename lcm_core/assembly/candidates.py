@@ -65,9 +65,6 @@ _DISPUTED_SHOWN: Final = 6
 # Why a selected item's source is not quoted while the item is in the resident section.
 RESIDENT_SOURCE: Final = "source of a resident item; the item itself is restated"
 _RUN_RE: Final = lazy_compile(r"[^\W_]+")
-# The signals of a step's text, read once per text: every step of a turn asks the same
-# question (the signals are frozen, so one copy serves them all).
-_step_signals = per_text_cache(maxsize=1024)(query_signals)
 
 
 def session_words(
@@ -246,7 +243,7 @@ def collect_candidates(
         text = fallback_task_text(store, session_id, newest)
     if words is None:
         words = session_words(store, session_id, config, text, newest)
-    signals = _step_signals(text)
+    signals = query_signals(text)
     visible = VisibleText(messages, trust_generated=status.trust_summary)
     visibility = _Visibility(store, session_id, visible)
     found_now = retrieve(

@@ -146,6 +146,7 @@ def _phrases(text: str) -> tuple[str, ...]:
 MAX_QUERY_CHARS: Final = 8_000
 
 
+@per_text_cache(maxsize=1024)  # every step of a turn asks the same question; signals are frozen
 def query_signals(text: str) -> QuerySignals:
     """Derive the query signals of a task text; any input is accepted."""
     normalized = normalize_text(text or "")
