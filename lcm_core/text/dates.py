@@ -184,3 +184,25 @@ def _clock(found: re.Match[str]) -> str:
     if hour > 23 or minute > 59:
         return ""
     return f"T{hour:02d}:{minute:02d}"
+
+
+def instant(time: str | None) -> int | None:
+    """A stored event time as epoch milliseconds, to order statements of different sessions.
+
+    DSH writes epoch milliseconds, hooks and imported chats ISO times (a time without a
+    zone is read as UTC); None when the time is absent or of neither form.
+    """
+    if not time:
+        return None
+    text = time.strip()
+    if text.isdigit():
+        return int(text)
+    if said_on(text) is None:
+        return None
+    try:
+        moment = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.UTC)
+    return int(moment.timestamp() * 1000)
