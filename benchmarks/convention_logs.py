@@ -19,9 +19,11 @@ import argparse
 import datetime as dt
 import json
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from lcm_core.reports.files import ExportError
+from lcm_core.reports.jsonl import read_jsonl
 
 MODEL_SOURCE = {"kind": "model", "provider": "deepseek-official", "model": "deepseek-v4-flash"}
 
@@ -115,18 +117,6 @@ def write_logs(dialogue: dict[str, Any], folder: Path) -> list[Path]:
     return paths
 
 
-def read_dataset(path: Path) -> Iterator[dict[str, Any]]:
-    """The dialogues of a `gen_conventions.py` file, one per non-empty line."""
-    with path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                yield json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise SystemExit(f"{path}:{number}: not a JSON line ({exc.msg})") from None
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", type=Path, required=True, help="a gen_conventions.py file")
@@ -139,11 +129,16 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"no such dataset file: {args.dataset}")
     wanted = set(args.ids or ())
     dialogues = files = 0
-    for dialogue in read_dataset(args.dataset):
-        if wanted and dialogue.get("id") not in wanted:
-            continue
-        files += len(write_logs(dialogue, args.out))
-        dialogues += 1
+    try:
+        for dialogue in read_jsonl(args.dataset):
+            if wanted and dialogue.get("id") not in wanted:
+                continue
+            files += len(write_logs(dialogue, args.out))
+            dialogues += 1
+    except ExportError as exc:
+        parser.error(str(exc))
+    except (KeyError, TypeError, ValueError) as exc:
+        parser.error(f"{args.dataset}: not a gen_conventions.py dialogue ({exc!r})")
     print(f"wrote {files} session logs of {dialogues} dialogues under {args.out}")
     return 0
 

@@ -327,3 +327,22 @@ def test_log_events_run_forward_and_close_answered_turns(
         assert kinds["turn/end"] == kinds["assistant/message"] == len(session["turns"]) - users
     last = logs.session_events(d["sessions"][-1])
     assert [e["type"] for e in last] == ["turn/start", "user/message"]
+
+
+def test_logs_cli_writes_the_chosen_dialogues_and_refuses_bad_lines(
+    gen: ModuleType, logs: ModuleType, tmp_path: Path
+) -> None:
+    dataset = tmp_path / "conv.jsonl"
+    gen.main(["--out", str(dataset), "--dialogues", "3", "--seed", "2"])
+    out = tmp_path / "logs"
+    assert logs.main(["--dataset", str(dataset), "--out", str(out), "--ids", "conv-001"]) == 0
+    assert [p.name for p in out.iterdir()] == ["conv-001"]
+    sessions = json.loads(dataset.read_text(encoding="utf-8").splitlines()[1])["sessions"]
+    names = sorted(p.name for p in (out / "conv-001").iterdir())
+    assert names == [f"{n:02d}.jsonl" for n in range(len(sessions))]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "conv-000"\n', encoding="utf-8")
+    with pytest.raises(SystemExit) as stopped:
+        logs.main(["--dataset", str(bad), "--out", str(tmp_path / "other")])
+    assert stopped.value.code == 2
+    assert not (tmp_path / "other").exists()
