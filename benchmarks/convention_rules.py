@@ -197,6 +197,8 @@ def write_version(rng: random.Random, decks: Decks, version: Version, split: str
         kind = f"{prefix}update"
     topic = family.topic_en if lang == "en" else family.topic_zh
     parts["{topic}"] = _fill(topic, fields)
+    if "{v}" in fields:  # an update frame may name the new value outside the phrase
+        parts["{v}"] = fields["{v}"]
     sentence = _fill(decks.draw(f"{lang}/{kind}", table[kind]), parts)
     show.extend(MARK.findall(sentence))
     version.text = MARK.sub(r"\1", sentence)

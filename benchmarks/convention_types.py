@@ -137,11 +137,14 @@ def _types() -> tuple[RuleType, ...]:
 RULE_TYPES = _types()
 
 # Raw values per family. Prefixes and suffixes are split between dev and test (even and
-# odd places) so the two splits also differ in the values an extractor may have memorised.
+# odd places), and eval has pools of its own, so no two splits share a value an extractor
+# may have memorised.
 PREFIXES = ("x_", "wr_", "b_", "mk_", "q_", "zt_", "h_", "gn_", "y_", "vr_", "d_", "fx_",
             "n_", "kl_", "e_", "jo_", "s_", "pw_", "c_", "ub_", "i_", "tq_", "o_", "rv_")  # fmt: skip
 SUFFIXES = ("_p", "_x", "_j", "_vr", "_m", "_q", "_z", "_at", "_d", "_y", "_b", "_fn",
             "_w", "_t", "_n", "_g", "_k", "_s", "_e", "_h", "_c", "_ox", "_r", "_ul")  # fmt: skip
+EVAL_PREFIXES = ("f_", "lt_", "k_", "az_", "u_", "pv_", "w_", "jr_", "m_", "ek_", "g_", "sy_")
+EVAL_SUFFIXES = ("_a", "_rk", "_f", "_ez", "_i", "_nv", "_u", "_wt", "_v", "_ib", "_l", "_qa")
 CASES = {
     "class": ("CamelCase", "PascalCase"),
     "constant": ("ALL_CAPS", "UPPER_SNAKE_CASE"),
@@ -232,13 +235,20 @@ def _date(day: dt.date) -> Value:
     return Value(day.isoformat(), ((en, (en,)),), ((zh, (zh,)),))
 
 
+def affixes(family: str, split: str) -> tuple[str, ...]:
+    """The raw prefixes (family `naming/prefix`) or suffixes a split draws its values from."""
+    prefix = family == "naming/prefix"
+    if split == "eval":
+        return EVAL_PREFIXES if prefix else EVAL_SUFFIXES
+    raw = PREFIXES if prefix else SUFFIXES
+    return raw[0::2] if split == "dev" else raw[1::2]
+
+
 def value_pool(rule: RuleType, rng: random.Random, split: str, start: dt.date) -> list[Value]:
     """The candidate values of one rule, in a random order (keyword rules have none)."""
     name = rule.family.name
-    half = 0 if split == "dev" else 1
     if name in ("naming/prefix", "naming/suffix"):
-        raw = PREFIXES if name == "naming/prefix" else SUFFIXES
-        pool = [_quoted(v) for v in raw[half::2]]
+        pool = [_quoted(v) for v in affixes(name, split)]
     elif name == "naming/case":
         pool = [_token(v) for v in CASES.get(rule.target, CASES_DEFAULT)]
     elif name == "decorator":
