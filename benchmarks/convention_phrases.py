@@ -1,17 +1,23 @@
 """English phrase tables of `gen_conventions.py`: rules, updates, fillers and requests per split.
 
 `DEV` and `TEST` state the same rule families in different words: no frame, phrase,
-filler or request is shared, so a rule extractor tuned on `dev` can be checked on `test`.
+filler or request is shared, so a rule extractor tuned on `dev` can be checked on `test`;
+`EVAL` (in `convention_phrases_eval.py`) shares none with either, for the final check.
 Placeholders: `{v}` the value, `{t}`/`{ts}` the target (singular, plural), `{svc}` a
 service, `{do}` a convention phrase, `{c}` a constraint clause, `{old}` the value an
 update replaces, `{topic}` what the rule governs. `[[word]]` marks the word a block must
-show for a rule without a value. Convention phrases end with their value or target so
-"... instead of {old}" reads naturally after them.
+show for a rule without a value; `{v}` may also stand alone in an update frame. Convention
+phrases end with their value or target so "... instead of {old}" reads naturally after them.
 """
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+from convention_phrases_eval import EVAL
 
 DEV: dict[str, Any] = {
     "frames": (
@@ -307,4 +313,4 @@ TEST: dict[str, Any] = {
     ),
 }
 
-SPLITS = {"dev": DEV, "test": TEST}
+SPLITS = {"dev": DEV, "test": TEST, "eval": EVAL}

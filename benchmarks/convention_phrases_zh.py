@@ -3,12 +3,18 @@
 A Chinese convention phrase is a (subject, predicate) pair so frames can put an adverb
 between them (`{s}一律{p}`, `以后{s}都{p}`, `写代码时请始终保证{s}{p}`); a constraint is a
 clause `{c}`. Identifiers, tools and modules stay in English, as Chinese teams write them.
-`DEV` and `TEST` share no frame, phrase, filler or request.
+`DEV`, `TEST` and `EVAL` (in `convention_phrases_eval_zh.py`) share no frame, phrase, filler
+or request.
 """
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+from convention_phrases_eval_zh import EVAL
 
 DEV: dict[str, Any] = {
     "frames": (
@@ -237,4 +243,4 @@ TEST: dict[str, Any] = {
     ),
 }
 
-SPLITS = {"dev": DEV, "test": TEST}
+SPLITS = {"dev": DEV, "test": TEST, "eval": EVAL}
