@@ -9,10 +9,13 @@ fillers sound like rules and are not. A last, new session asks for code in words
 rules do not share. About 70% of dialogues are English, 15% Chinese, 15% mixed.
 
 `--split dev` is for tuning, `--split test` states the same rule types in other words
-(no rule, update, filler or request template is shared). The same arguments give
-byte-identical output; dialogue i depends only on (seed, split, i).
+(no rule, update, filler or request template is shared), and `--split eval`, the final
+check that extraction generalises, in words and prefix/suffix values neither of them
+uses. The same arguments give byte-identical output; dialogue i depends only on
+(seed, split, i).
 
     python benchmarks/gen_conventions.py --out /tmp/conventions.jsonl --dialogues 200
+    python benchmarks/gen_conventions.py --out /tmp/conventions-eval.jsonl --split eval
 
 One JSON object per line: `id`, `language` (en | zh | mixed), `project` (the cwd of every
 session), `sessions` (in time order, the last being the request session; each `id`,
@@ -40,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from convention_rules import PHRASES, Decks, Rule, Version, plan_rules, value_of, write_version
 from convention_sessions import TALK, SessionWriter, iso
 
-SPLITS = ("dev", "test")
+SPLITS = ("dev", "test", "eval")
 SLUG_HEADS = ("ledger", "pantry", "tide", "orbit", "harbor", "atlas", "maple", "ember",
               "quill", "beacon", "cobalt", "fern", "granite", "lumen", "nimbus", "pixel",
               "relay", "sable", "tally", "vector")  # fmt: skip
@@ -113,7 +116,7 @@ def _rules_list(rules: list[Rule]) -> list[dict[str, Any]]:
 def dialogue(index: int, seed: int = 0, split: str = "dev") -> dict[str, Any]:
     """One dialogue, from its own random stream."""
     if split not in SPLITS:
-        raise ValueError(f"unknown split {split!r}: use dev or test")
+        raise ValueError(f"unknown split {split!r}: use one of {', '.join(SPLITS)}")
     rng = random.Random(f"conventions-{seed}-{split}-{index}")
     kind = language_of(index)
     persona = "agent" if rng.random() < 0.3 else "mentor"
