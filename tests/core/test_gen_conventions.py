@@ -25,7 +25,8 @@ _STOP_TEXT = """a an the and or but of to in on at for with from by is are be it
     implement create build make function class python"""
 STOP = frozenset(_STOP_TEXT.split())
 # Quoted stretches, numbers and identifier-like tokens: what varies inside one template.
-VARYING = re.compile(r"['\"`“”][^'\"`“”]*['\"`“”]|[\w@/$¥.,-]*\d[\w@/$¥.,-]*|@\w+")
+# A quote right after a letter is an apostrophe ("let's", "didn't"), not a value's quote.
+VARYING = re.compile(r"(?<![A-Za-z])['\"`“”][^'\"`“”]*['\"`“”]|[\w@/$¥.,-]*\d[\w@/$¥.,-]*|@\w+")
 
 
 @pytest.fixture(scope="module")
@@ -39,13 +40,25 @@ def logs(benchmark_script: Callable[[str], ModuleType]) -> ModuleType:
 
 
 @pytest.fixture(scope="module")
-def dev(gen: ModuleType) -> list[Dialogue]:
-    return list(gen.generate(dialogues=200, seed=3, split="dev"))
+def splits(gen: ModuleType) -> dict[str, list[Dialogue]]:
+    """Two hundred dev and eval dialogues and sixty test ones, generated once for the module."""
+    sizes = {"dev": 200, "test": 60, "eval": 200}
+    return {
+        split: list(gen.generate(dialogues=sizes[split], seed=3, split=split))
+        for split in gen.SPLITS
+    }
 
 
 @pytest.fixture(scope="module")
-def test_split(gen: ModuleType) -> list[Dialogue]:
-    return list(gen.generate(dialogues=60, seed=3, split="test"))
+def dev(splits: dict[str, list[Dialogue]]) -> list[Dialogue]:
+    return splits["dev"]
+
+
+@pytest.fixture(scope="module", params=["dev", "eval"])
+def dataset(request: pytest.FixtureRequest, splits: dict[str, list[Dialogue]]) -> list[Dialogue]:
+    """The tuning split and the final check in turn: both keep the shape the scorer relies on."""
+    data: list[Dialogue] = splits[request.param]
+    return data
 
 
 def _time(text: str) -> dt.datetime:
@@ -102,17 +115,17 @@ def test_a_dialogue_depends_only_on_seed_split_and_index(gen: ModuleType) -> Non
         gen.dialogue(0, 5, "train")
 
 
-def test_two_hundred_dialogues_are_distinct_projects(dev: list[Dialogue]) -> None:
-    assert len(dev) == 200
-    assert len({d["id"] for d in dev}) == 200
-    assert len({d["project"] for d in dev}) == 200
-    assert all(re.fullmatch(r"/home/dev/projects/[a-z0-9-]+", d["project"]) for d in dev)
-    session_ids = [s["id"] for d in dev for s in d["sessions"]]
+def test_two_hundred_dialogues_are_distinct_projects(dataset: list[Dialogue]) -> None:
+    assert len(dataset) == 200
+    assert len({d["id"] for d in dataset}) == 200
+    assert len({d["project"] for d in dataset}) == 200
+    assert all(re.fullmatch(r"/home/dev/projects/[a-z0-9-]+", d["project"]) for d in dataset)
+    session_ids = [s["id"] for d in dataset for s in d["sessions"]]
     assert len(set(session_ids)) == len(session_ids)
 
 
-def test_sessions_are_days_apart_and_end_with_one_request(dev: list[Dialogue]) -> None:
-    for d in dev:
+def test_sessions_are_days_apart_and_end_with_one_request(dataset: list[Dialogue]) -> None:
+    for d in dataset:
         *talk, last = d["sessions"]
         assert 10 <= len(talk) <= 15, d["id"]
         starts = [_time(s["start"]) for s in d["sessions"]]
@@ -128,8 +141,8 @@ def test_sessions_are_days_apart_and_end_with_one_request(dev: list[Dialogue]) -
         assert last["turns"][0]["text"] == d["request"] and last["turns"][0]["tags"] == []
 
 
-def test_rules_types_updates_and_fillers_per_dialogue(dev: list[Dialogue]) -> None:
-    for d in dev:
+def test_rules_types_updates_and_fillers_per_dialogue(dataset: list[Dialogue]) -> None:
+    for d in dataset:
         versions: dict[str, list[dict[str, Any]]] = {}
         for entry in d["rules"]:
             versions.setdefault(entry["rule"], []).append(entry)
@@ -157,8 +170,8 @@ def test_rules_types_updates_and_fillers_per_dialogue(dev: list[Dialogue]) -> No
         assert len(fillers) >= 10 and all("rule" not in tag for tag in fillers), d["id"]
 
 
-def test_tags_and_show_strings_point_at_their_turns(dev: list[Dialogue]) -> None:
-    for d in dev:
+def test_tags_and_show_strings_point_at_their_turns(dataset: list[Dialogue]) -> None:
+    for d in dataset:
         tagged: Counter[tuple[str, int, int, str]] = Counter()
         for n, session in enumerate(d["sessions"]):
             for m, turn in enumerate(session["turns"]):
@@ -177,9 +190,9 @@ def test_tags_and_show_strings_point_at_their_turns(dev: list[Dialogue]) -> None
             assert e["show"] and all(s in text for s in e["show"]), (d["id"], e)
 
 
-def test_a_shown_value_names_one_rule(dev: list[Dialogue]) -> None:
+def test_a_shown_value_names_one_rule(dataset: list[Dialogue]) -> None:
     """A version's key show string is in no other rule's sentence and in no filler or talk."""
-    for d in dev:
+    for d in dataset:
         sentences = _rule_sentences(d)
         others = []
         for session in d["sessions"]:
@@ -203,10 +216,10 @@ def test_a_shown_value_names_one_rule(dev: list[Dialogue]) -> None:
                 assert a == b or key_a not in key_b, (d["id"], key_a, key_b)
 
 
-def test_language_mix_and_cross_language_updates(dev: list[Dialogue]) -> None:
-    counts = Counter(d["language"] for d in dev)
+def test_language_mix_and_cross_language_updates(dataset: list[Dialogue]) -> None:
+    counts = Counter(d["language"] for d in dataset)
     assert counts == {"en": 140, "zh": 30, "mixed": 30}
-    for d in dev:
+    for d in dataset:
         user = [t["text"] for s in d["sessions"] for t in s["turns"] if t["speaker"] == "user"]
         chinese = sum(_has_cjk(text) for text in user)
         if d["language"] == "en":
@@ -225,51 +238,175 @@ def test_language_mix_and_cross_language_updates(dev: list[Dialogue]) -> None:
             )
 
 
-def test_the_request_shares_no_words_with_most_rules(dev: list[Dialogue]) -> None:
+def test_the_request_shares_no_words_with_most_rules(dataset: list[Dialogue]) -> None:
     def words(text: str) -> set[str]:
         return {w for w in re.findall(r"[a-z]+", text.lower()) if w not in STOP}
 
-    for d in dev:
+    for d in dataset:
         asked = words(d["request"])
         sentences = [s for _, s in _rule_sentences(d)]
         sharing = sum(bool(asked & words(s)) for s in sentences)
         assert sharing <= 0.3 * len(sentences), (d["id"], d["request"])
 
 
-def test_dev_and_test_share_no_template(
-    benchmark_script: Callable[[str], ModuleType], dev: list[Dialogue], test_split: list[Dialogue]
+PAIRS = list(itertools.combinations(("dev", "test", "eval"), 2))
+PHRASE_MODULES = ("convention_phrases", "convention_phrases_zh")
+FRAME_KEYS = ("frames", "constraint_frames")
+UPDATE_KEYS = ("update_old", "update", "constraint_update_old", "constraint_update")
+
+
+def _shapes(data: list[Dialogue]) -> tuple[set[str], set[str]]:
+    """Rule and update sentences with their values blanked, and the filler sentences."""
+    rules, fillers = set(), set()
+    for d in data:
+        for s in d["sessions"]:
+            for t in s["turns"]:
+                for tag in t["tags"]:
+                    if tag["tag"] == "filler":
+                        fillers.add(tag["sentence"])
+                    else:
+                        rules.add(VARYING.sub("<v>", tag["sentence"]))
+    return rules, fillers
+
+
+@pytest.mark.parametrize(("one", "other"), PAIRS)
+def test_two_splits_share_no_template(
+    benchmark_script: Callable[[str], ModuleType],
+    splits: dict[str, list[Dialogue]],
+    one: str,
+    other: str,
 ) -> None:
-    for name in ("convention_phrases", "convention_phrases_zh"):
-        splits = benchmark_script(name).SPLITS
-        for key, dev_pool in splits["dev"].items():
-            test_pool = splits["test"][key]
+    for name in PHRASE_MODULES:
+        tables = benchmark_script(name).SPLITS
+        first, second = tables[one], tables[other]
+        assert first.keys() == second.keys(), name
+        for key, pool in first.items():
             if key == "phrases":
-                for family, phrases in dev_pool.items():
-                    assert not set(phrases) & set(test_pool[family]), (name, family)
+                assert pool.keys() == second[key].keys(), (name, "families")
+                for family, phrases in pool.items():
+                    assert not set(phrases) & set(second[key][family]), (name, family)
             else:
-                assert not set(dev_pool) & set(test_pool), (name, key)
-
-    def shapes(data: list[Dialogue]) -> tuple[set[str], set[str]]:
-        rules, fillers = set(), set()
-        for d in data:
-            for s in d["sessions"]:
-                for t in s["turns"]:
-                    for tag in t["tags"]:
-                        if tag["tag"] == "filler":
-                            fillers.add(tag["sentence"])
-                        else:
-                            rules.add(VARYING.sub("<v>", tag["sentence"]))
-        return rules, fillers
-
-    dev_rules, dev_fillers = shapes(dev[:60])
-    test_rules, test_fillers = shapes(test_split)
+                assert not set(pool) & set(second[key]), (name, key)
+    first_rules, first_fillers = _shapes(splits[one][:60])
+    second_rules, second_fillers = _shapes(splits[other][:60])
     code_answers = {
         a for m in ("convention_talk", "convention_talk_zh") for _, a in benchmark_script(m).CODE_QA
     }
-    assert len(dev_rules) > 300 and len(test_rules) > 300
-    assert not dev_rules & test_rules
-    assert not (dev_fillers & test_fillers) - code_answers
-    assert {d["request"] for d in dev}.isdisjoint(d["request"] for d in test_split)
+    assert len(first_rules) > 300 and len(second_rules) > 300
+    assert not first_rules & second_rules
+    assert not (first_fillers & second_fillers) - code_answers
+    assert {d["request"] for d in splits[one]}.isdisjoint(d["request"] for d in splits[other])
+
+
+@pytest.mark.parametrize(("one", "other"), PAIRS)
+def test_two_splits_share_no_prefix_or_suffix(
+    benchmark_script: Callable[[str], ModuleType],
+    splits: dict[str, list[Dialogue]],
+    one: str,
+    other: str,
+) -> None:
+    types = benchmark_script("convention_types")
+    for family in ("naming/prefix", "naming/suffix"):
+        first, second = types.affixes(family, one), types.affixes(family, other)
+        assert len(first) >= 10 and len(set(first)) == len(first), (family, one)
+        assert not set(first) & set(second), family
+
+    def used(split: str) -> set[str]:
+        return {
+            e["value"]
+            for d in splits[split]
+            for e in d["rules"]
+            if e["type"].endswith(("/prefix", "/suffix")) and e["type"].startswith("naming/")
+        }
+
+    assert used(one) and used(other) and not used(one) & used(other)
+
+
+def test_eval_updates_name_the_old_value_or_only_the_new_one(
+    splits: dict[str, list[Dialogue]],
+) -> None:
+    """Eval has both kinds of update: naming the value it replaces, and not naming it."""
+    naming_old = naming_new_only = 0
+    for d in splits["eval"]:
+        by_rule: dict[str, list[dict[str, Any]]] = {}
+        for e in d["rules"]:
+            by_rule.setdefault(e["rule"], []).append(e)
+        for entries in by_rule.values():
+            for before, after in itertools.pairwise(entries):
+                text = d["sessions"][after["session"]]["turns"][after["turn"]]["text"]
+                sentence = next(
+                    tag["sentence"]
+                    for tag in d["sessions"][after["session"]]["turns"][after["turn"]]["tags"]
+                    if tag.get("rule") == after["rule"]
+                )
+                assert sentence in text
+                if before["show"][0] in sentence:
+                    naming_old += 1
+                elif after["show"][0] in sentence:
+                    naming_new_only += 1
+    assert naming_old > 300 and naming_new_only > 200
+
+
+def test_no_placeholder_or_mark_is_left_in_any_sentence(
+    benchmark_script: Callable[[str], ModuleType], dataset: list[Dialogue]
+) -> None:
+    for name in PHRASE_MODULES:
+        for split, table in benchmark_script(name).SPLITS.items():
+            # A first version may have no value (keyword rules): only updates name `{v}`.
+            assert not any("{v}" in frame for key in FRAME_KEYS for frame in table[key]), split
+            assert all("{" not in line for line in (*table["fillers"], *table["requests"]))
+    for d in dataset:
+        for s in d["sessions"]:
+            for t in s["turns"]:
+                assert not re.search(r"\{[a-z]+\}|\[\[|\]\]", t["text"]), (d["id"], t["text"])
+
+
+def test_no_filler_or_frame_holds_a_value_or_a_marked_word(
+    benchmark_script: Callable[[str], ModuleType],
+) -> None:
+    """No filler or frame of any split contains a value any rule may take, nor a marked word.
+
+    Else a filler could show a rule's value in a block, and a frame could show another
+    rule's value, and the scorer could not tell which rule a value came from.
+    """
+    types = benchmark_script("convention_types")
+    rules = benchmark_script("convention_rules")
+    shown: set[str] = set()
+    for split in ("dev", "test", "eval"):
+        for family in ("naming/prefix", "naming/suffix"):
+            for raw in types.affixes(family, split):
+                shown.update(types._quoted(raw).texts())
+    names = [*types.CASES_DEFAULT, *itertools.chain(*types.CASES.values())]
+    for raw in (*names, *itertools.chain(*types.TOKENS.values())):
+        shown.update(types._token(raw).texts())
+    for canonical, en, zh in types.INDENTS:
+        shown.update((canonical, *en, *zh))
+    tables = [t for m in PHRASE_MODULES for t in benchmark_script(m).SPLITS.values()]
+    for table in tables:
+        for phrase in itertools.chain(*table["phrases"].values()):
+            shown.update(rules.MARK.findall("".join(phrase)))
+    lowered = {text.lower() for text in shown}
+    assert {"zed", "comment", "数字", "两个空格", "'_qa'", "lt_"} <= lowered
+    for table in tables:
+        for key in ("fillers", *FRAME_KEYS, *UPDATE_KEYS):
+            for line in table[key]:
+                found = [text for text in lowered if text in line.lower()]
+                assert not found, (key, line, found)
+
+
+def test_eval_from_the_command_line(gen: ModuleType, tmp_path: Path) -> None:
+    first, second, dev = (tmp_path / f"{n}.jsonl" for n in ("a", "b", "dev"))
+    gen.main(["--out", str(first), "--dialogues", "3", "--seed", "4", "--split", "eval"])
+    gen.main(["--out", str(second), "--dialogues", "3", "--seed", "4", "--split", "eval"])
+    gen.main(["--out", str(dev), "--dialogues", "3", "--seed", "4"])
+    assert first.read_bytes() == second.read_bytes() != dev.read_bytes()
+    lines = [json.loads(line) for line in first.read_text(encoding="utf-8").splitlines()]
+    assert lines == list(gen.generate(dialogues=3, seed=4, split="eval"))
+    with pytest.raises(SystemExit) as stopped:
+        gen.main(["--out", str(tmp_path / "c.jsonl"), "--split", "train"])
+    assert stopped.value.code == 2 and not (tmp_path / "c.jsonl").exists()
+    with pytest.raises(ValueError, match="dev, test, eval"):
+        gen.dialogue(0, 4, "train")
 
 
 def _events(db: Path) -> list[tuple[str, str, str]]:
