@@ -269,13 +269,19 @@ def _shapes(data: list[Dialogue]) -> tuple[set[str], set[str]]:
     return rules, fillers
 
 
-@pytest.mark.parametrize(("one", "other"), PAIRS)
+@pytest.fixture(params=PAIRS, ids="-".join)
+def pair(request: pytest.FixtureRequest) -> tuple[str, str]:
+    """Each two splits in turn."""
+    one, other = request.param
+    return one, other
+
+
 def test_two_splits_share_no_template(
     benchmark_script: Callable[[str], ModuleType],
     splits: dict[str, list[Dialogue]],
-    one: str,
-    other: str,
+    pair: tuple[str, str],
 ) -> None:
+    one, other = pair
     for name in PHRASE_MODULES:
         tables = benchmark_script(name).SPLITS
         first, second = tables[one], tables[other]
@@ -298,13 +304,12 @@ def test_two_splits_share_no_template(
     assert {d["request"] for d in splits[one]}.isdisjoint(d["request"] for d in splits[other])
 
 
-@pytest.mark.parametrize(("one", "other"), PAIRS)
 def test_two_splits_share_no_prefix_or_suffix(
     benchmark_script: Callable[[str], ModuleType],
     splits: dict[str, list[Dialogue]],
-    one: str,
-    other: str,
+    pair: tuple[str, str],
 ) -> None:
+    one, other = pair
     types = benchmark_script("convention_types")
     for family in ("naming/prefix", "naming/suffix"):
         first, second = types.affixes(family, one), types.affixes(family, other)
