@@ -299,8 +299,9 @@ def collect_candidates(
         store, session_id, [*standing, *resident, *(r.item for r in ranking.selected)]
     )
     for item in standing:
+        replaced = [old.content for old in map(store.get_item, item.supersedes) if old]
         entry = rule_entry_of_item(
-            item, max_chars, said.get(item.id), words, _origin(item, session_id)
+            item, max_chars, said.get(item.id), words, replaced, _origin(item, session_id)
         )
         candidates.append(Candidate("standing", item.id, entry))
     for item in resident:

@@ -15,7 +15,8 @@ from typing import Any, Final
 
 from lcm_core.assembly.snippet import snippet
 from lcm_core.extraction.correct import drop_replaced
-from lcm_core.extraction.standing import RULE_SCOPE_KEY, rule_key
+from lcm_core.extraction.standing import RULE_SCOPE_KEY, retires, rule_key, shown_words
+from lcm_core.extraction.values import shown_values, without_retired
 from lcm_core.retrieval.citations import source_seqs
 from lcm_core.retrieval.quoting import EvidenceRow
 from lcm_core.store.models import MemoryItem, Rule, TaskState
@@ -44,6 +45,8 @@ EVENT_LABELS: Final = ZH.event_labels
 PROPOSAL_WARNING: Final = ZH.proposal_warning
 CURRENT_STATE_WARNING: Final = ZH.current_state_warning
 ELLIPSIS: Final = "…"
+# Characters of another session's id a rule line shows (a UUID's first group).
+ORIGIN_CHARS: Final = 8
 
 # A bracket that opens one of our labels or the header tag, with or without its close.
 _LABEL_WORDS: Final = rf"(?:mem|rule|ev)\b|{HEADER_TAG}|long-conversation-memory"
@@ -179,32 +182,33 @@ def rule_entry_of_item(
     max_chars: int,
     said: str | None = None,
     words: BlockWords = ZH,
+    replaced: Sequence[str] = (),
     origin: str | None = None,
 ) -> str:
-    """One standing rule: the subject it governs and its words, then where it was said.
+    """One standing rule: the subject it governs, its words and the day it was said.
 
-    A rule that replaced an earlier one is shown without the value it names as replaced
-    ("…, not 'a_'"): that value is listed as old in the notice. Its numbers get no
-    warning: a rule sets its value, it does not report a measurement.
+    Shown without the values it names as replaced ("…, not 'a_'", or a clause naming only
+    a value of a `replaced` rule's words: an old value is listed as old in the notice, when
+    it is in memory) and without an opener that only says a
+    rule follows; a rule of another session of the project names that session by the
+    start of its id (`lcm inspect` the `[mem …]` id for the whole of it). Its
+    numbers get no warning: a rule sets its value, it does not report a measurement.
     """
-    content = drop_replaced(item.content) if item.supersedes else item.content
+    content = drop_replaced(item.content)
+    for old in replaced:  # the words of the rules it replaced, shown as old in the notice
+        content = shown_values(content, old)
+    content = shown_words(without_retired(content, retires))
     label = words.rule_label.format(key=neutralize(rule_key(item.scope)))
-    lines = [f"- [mem {item.id}] {label}: {inline_quote(content, max_chars)}"]
-    details: list[str] = []
-    if item.conditions:
-        details.append(
-            words.conditions + words.detail_joiner.join(neutralize(c) for c in item.conditions)
-        )
-    if origin:
-        details.append(words.from_session.format(session=neutralize(origin)))
-    seqs = source_seqs(item)
-    if seqs:
-        details.append(words.sources + ", ".join(f"seq:{seq}" for seq in seqs))
+    line = f"- [mem {item.id}] {label}: {inline_quote(content, max_chars)}"
     if said:
-        details.append(words.said.format(date=said))
-    if details:
-        lines.append("  " + words.detail_joiner.join(details))
-    return "\n".join(lines)
+        line += f" · {words.said_event.format(date=said)}"
+    if origin:  # another session of the project: its id's start (`lcm inspect` the item)
+        short = neutralize(origin[:ORIGIN_CHARS])
+        line += f" · {words.rule_origin.format(session=short)}"
+    if not item.conditions:
+        return line
+    conditions = words.detail_joiner.join(neutralize(c) for c in item.conditions)
+    return f"{line}\n  {words.conditions}{conditions}"
 
 
 def evidence_entry(

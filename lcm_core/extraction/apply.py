@@ -14,6 +14,7 @@ from typing import Final
 from lcm_core.capture.events import is_generated
 from lcm_core.extraction import lifecycle
 from lcm_core.extraction.candidates import Candidate, Extraction
+from lcm_core.extraction.clauses import clean_content, sentences
 from lcm_core.extraction.correct import (
     TargetView,
     is_subject_less,
@@ -23,8 +24,16 @@ from lcm_core.extraction.correct import (
 )
 from lcm_core.extraction.rulebook import RuleBook
 from lcm_core.extraction.rules import classify
+from lcm_core.extraction.standing import (
+    RULE_SCOPE_KEY,
+    compatible,
+    parse_key,
+    rule_key,
+    says_revision,
+)
 from lcm_core.extraction.supersede import item_subject_key, same_subject
 from lcm_core.extraction.task import apply_patch
+from lcm_core.extraction.values import revises, values_of
 from lcm_core.store.errors import StoreConflictError
 from lcm_core.store.models import Event, MemoryItem, TaskState
 from lcm_core.store.ports import MemoryStore
@@ -124,6 +133,8 @@ def apply_event(
     known = active if active is not None else ActiveItems(store, event.session_id)
     for candidate in extraction.candidates:
         _apply_candidate(store, event, candidate, outcome, known)
+    if event.type == "user/message" and not is_generated(event):
+        _revise_by_value(store, event, extraction, outcome, known)
     if extraction.confirmation:
         _promote_answered(store, event, outcome)
     if extraction.task is not None and not extraction.task.empty:
@@ -188,6 +199,49 @@ def _apply_candidate(
         outcome.superseded += 1
         return
     _insert_or_restate(store, event, item, outcome, active)
+
+
+def _revise_by_value(
+    store: MemoryStore, event: Event, extraction: Extraction, outcome: Outcome, active: ActiveItems
+) -> None:
+    """A message naming a rule's value beside a new one of its shape revises that rule.
+
+    "Please don't use '_l' anymore; '_nv' replaces it" names no subject; the rule whose
+    value it retires is the subject. The new rule is the sentence naming the new value,
+    under the old rule's key. Only with a word that changes a value, and not when the
+    message already set a rule on that subject.
+    """
+    text = event.text
+    if not says_revision(text):
+        return
+    keys = [c.rule.key for c in extraction.candidates if c.rule is not None]
+    for rule in active.rules.in_force():
+        key = rule_key(rule.scope)
+        if any(compatible(key, mine) for mine in keys) or not revises(rule.content, text):
+            continue
+        content = _new_value_sentence(text, rule.content)
+        if not content:
+            continue
+        scope = {**rule.scope, RULE_SCOPE_KEY: key}
+        candidate = Candidate(
+            kind=rule.kind,
+            content=content,
+            evidence_type="user_explicit",
+            scope=scope,
+            quantities=tuple(q for q in parse_quantities(content) if not q.negated),
+            rule=parse_key(key),
+        )
+        _apply_candidate(store, event, candidate, outcome, active)
+        keys.append(key)
+
+
+def _new_value_sentence(text: str, old: str) -> str:
+    """The sentences of `text` that name a value `old` does not (the new value's words)."""
+    before = values_of(old)
+    chosen = [
+        clean_content(sentence) for sentence in sentences(text) if values_of(sentence) - before
+    ]
+    return " ".join(c for c in chosen if c)
 
 
 def _file_as_older(

@@ -15,7 +15,7 @@ from typing import Any, Final
 from lcm_core.capture.events import is_generated, is_user_input
 from lcm_core.extraction.chatter import is_chatter
 from lcm_core.extraction.clauses import clauses, clean_content, scope_of, sentences
-from lcm_core.extraction.correct import CorrectionCue, correction_cue
+from lcm_core.extraction.correct import CorrectionCue, correction_cue, stops_using, strip_replaced
 from lcm_core.extraction.rules import (
     Verdict,
     classify,
@@ -32,6 +32,12 @@ from lcm_core.text.lazy_regex import lazy_compile
 from lcm_core.text.numbers import Quantity, quantities_and_conditions
 
 MIN_CLAUSE_CHARS: Final = 5
+# A clause that only says what follows lasts: "From now on", "以后", "Update".
+_LASTING_ONLY: Final = lazy_compile(
+    r"(?:from now on|going forward|moving forward|from today(?: on)?|update|quick update|"
+    r"change of plans|以后|今后|从今天起|从现在起|更新一下|改一下)[\s:：]*",
+    re.IGNORECASE,
+)
 MAX_CANDIDATES: Final = 100  # per message; the raw event keeps everything
 _DIGIT: Final = lazy_compile(r"[0-9０-９]")
 # A clause whose object is only a pronoun restates agreement, not a memory.
@@ -100,8 +106,10 @@ def _from_user(text: str) -> Extraction:
         if sentence_patch is not None:
             patch = sentence_patch if patch is None else patch.merged(sentence_patch)
             continue
-        if is_question(sentence) or (is_chatter(sentence) and not _sets_rule(sentence)):
-            continue  # "提交信息用中文" is a convention, though 提交 also steers ("提交一下")
+        if (is_question(sentence) or is_chatter(sentence)) and not _sets_rule(sentence):
+            # "提交信息用中文" is a convention, though 提交 also steers ("提交一下"); "can you
+            # run pyright over your changes as a matter of course?" asks for one.
+            continue
         if is_one_off_request(sentence) and not _states_or_rules(clean_content(sentence)):
             continue  # "test suite takes 6 min" states a fact; "test the parser" asks
         found.extend(_user_sentence(sentence))
@@ -112,8 +120,12 @@ def _user_sentence(sentence: str) -> list[Candidate]:
     cue = correction_cue(sentence)
     body = cue.body if cue is not None else sentence
     found: list[Candidate] = []
-    for index, (segment, verdict) in enumerate(_segments(body)):
-        correction = cue if index == 0 and cue is not None else None
+    segments = _segments(body)
+    pending = cue  # the correction goes with the first segment that says something new
+    for index, (segment, verdict) in enumerate(segments):
+        if index + 1 < len(segments) and not strip_replaced(clean_content(segment)):
+            continue  # "— we're retiring '_c'": the old value, named beside the new one
+        correction, pending = pending, None
         explicit = correction is not None and (correction.explicit or bool(correction.replaced))
         stated = None
         if _may_state_fact(verdict) or (verdict is not None and verdict.kind == "decision"):
@@ -123,7 +135,9 @@ def _user_sentence(sentence: str) -> list[Candidate]:
         if stated is not None:
             verdict = Verdict("fact", 1)  # a subject bound to a value, with or without a cue
         standing = rule_subject(clean_content(segment), verdict.kind if verdict else None)
-        if standing is not None:
+        if standing is not None and standing.stated:
+            verdict = verdict or Verdict("fact", 1)  # "the timeout is 60s": a setting's value
+        elif standing is not None:
             stated = None  # a rule's subject is what it governs, not a fact's subject
             if verdict is None or verdict.kind == "fact":
                 verdict = Verdict("constraint", 4)  # "end method names with '_p'" instructs
@@ -171,10 +185,12 @@ def _segments(body: str) -> list[tuple[str, Verdict | None]]:
         short = not _substantial(clause)
         if short and _remark(verdict, current):
             verdict = None  # too short to stand alone ("合规要求"): a remark on the last clause
-        if key and key == governs:
-            # "不要再用 print 调试了，用 logging": two clauses, one rule.
+        if key and (key == governs or (not governs and _leads_in(members))):
+            # "不要再用 print 调试了，用 logging": two clauses, one rule; "From now on, …" and
+            # "Scratch '_m'; …" lead into the rule that follows.
             members.append(clause)
-            groups[-1] = (members, current or verdict)
+            groups[-1] = (members, verdict if not governs and verdict else current or verdict)
+            governs = key
             continue
         if key and governs and key != governs:
             # "… start function names with 'y_', and keep CamelCase for classes": two rules.
@@ -193,6 +209,12 @@ def _segments(body: str) -> list[tuple[str, Verdict | None]]:
     if len(groups) == 1:
         return [(body, groups[0][1])]
     return [(_rejoin(body, members), verdict) for members, verdict in groups]
+
+
+def _leads_in(members: list[str]) -> bool:
+    """Clauses that only lead into what follows: a lasting marker or a retired value."""
+    text = clean_content(" ".join(members))
+    return bool(_LASTING_ONLY.fullmatch(text)) or stops_using(text)
 
 
 def _remark(verdict: Verdict | None, current: Verdict | None) -> bool:

@@ -42,11 +42,28 @@ _CHANGE_TO: Final = lazy_compile(r"改成|改为|换成|改用|^\s*change\b.*\bt
 # ", not just X but (also) Y" adds to X; it replaces nothing.
 _ADDITIVE: Final = "just|only|merely|simply|solely"
 _REPLACED_EN: Final = lazy_compile(
-    rf"(?:,\s*not(?!\s+(?:{_ADDITIVE})\b)|\binstead of|\brather than)"
-    r"\s+(?P<x>[^,.;!?—–()\n]+)",
+    rf"(?:,\s*not(?!\s+(?:{_ADDITIVE})\b)|\binstead of|\brather than|"
+    r"\b(?:we(?:'re|’re| are)\s+)?(?:retiring|dropping|replacing|no longer using)\b|"
+    r"\bno longer(?!\s+(?:need|have|want|use)\b)|\b(?:i(?:'ve| have)?\s+)?changed my mind about|"
+    r"\bswitch(?:ing)? from)"
+    r"\s+(?P<x>[^,.;:!?—–()\n]+)|"
+    # "…, so '_ox' is out", "`gn_` is retired now": the old value, then the word retiring it.
+    r"(?:,\s*)?\b(?:so|and)\s+(?P<y>[^,.;:!?—–()\n]{1,40}?)\s+(?:is|are)\s+(?:out|gone|"
+    r"retired|deprecated|history|dropped|dead|no more)\b",
     re.IGNORECASE,
 )
-_REPLACED_ZH: Final = lazy_compile(r"(?:而不是|而非|不是)\s*(?P<x>[^，。；,;！？\n]+)")
+_REPLACED_ZH: Final = lazy_compile(
+    r"(?:而不是|而非|不再是|不是)\s*(?P<x>[^，。；,;！？\n]+?)(?:\s*了)?(?=[，。；,;！？\n]|$)|"
+    r"(?P<y>[^，。；,;！？\n]+?)\s*(?:那套不用了|就别用了|别用了|不行了|作废了?|不对了?|不用了)|"
+    r"(?:代替|取代|替换掉|替掉|换掉|不再用|别再用)\s*(?P<z>[^，。；,;！？\n]+)"
+)
+# "Scratch '_m';", "不要再用 “_r” 了，" before the new value: the old one, named to retire it.
+_STOPPED: Final = (
+    r"(?:scratch|forget|drop|stop using|no more)\s+[^,;.!?，。；]{1,40}?|"
+    r"(?:不要再用|别再用|不再用)\s*[^，。；,;]{1,30}?\s*了?"
+)
+_STOPPED_LEAD: Final = lazy_compile(rf"^\s*(?:{_STOPPED})\s*[;,；，—–-]\s*(?=\S)", re.IGNORECASE)
+_STOPPED_ONLY: Final = lazy_compile(_STOPPED, re.IGNORECASE)
 _FILLER_ONLY: Final = lazy_compile(
     rf"(?:\s*\b(?:{_ADDITIVE}|really|quite|yet|even|always|ever|exactly|necessarily|"
     r"entirely|totally|sure|so|too|very|much|now|anymore|again|here|there|at all|that)\b)+"
@@ -91,7 +108,7 @@ def correction_cue(sentence: str) -> CorrectionCue | None:
     if _CHANGE_TO.search(body):
         explicit = True
     replaced = tuple(
-        _REPLACED_STOP.sub("", m.group("x")).strip()
+        _REPLACED_STOP.sub("", _old_value(m)).strip()
         for pattern in (_REPLACED_EN, _REPLACED_ZH)
         for m in pattern.finditer(body)
     )
@@ -102,11 +119,32 @@ def correction_cue(sentence: str) -> CorrectionCue | None:
     return CorrectionCue(body=body, explicit=explicit, replaced=replaced)
 
 
+def _old_value(match: re.Match[str]) -> str:
+    """The replaced value a match of `_REPLACED_EN` / `_REPLACED_ZH` names."""
+    found = match.groupdict()
+    value = found.get("x") or found.get("y") or found.get("z") or ""
+    # "之前说的 'vr_' 作废", "原来说的 150 毫秒 不对": the words before the value say it was said.
+    return re.sub(r"^(?:之前|原来|刚才|以前)?(?:说的|定的|用的)\s*", "", value)
+
+
 def drop_replaced(text: str) -> str:
     """The text without the values it says are replaced (", not 3000", "instead of '_x'",
     "，不是 'a_'"), for showing a rule whose old value is listed as old elsewhere."""
-    kept = _REPLACED_ZH.sub("", _REPLACED_EN.sub(" ", text))
-    return " ".join(kept.split()).strip(" ,，;；") or text
+    return strip_replaced(text) or text
+
+
+def strip_replaced(text: str) -> str:
+    """The text without the phrases that name replaced values ("" when that is all it says)."""
+    kept = _REPLACED_ZH.sub("", _REPLACED_EN.sub(" ", _STOPPED_LEAD.sub("", text)))
+    if kept == text:
+        return text.strip()
+    # What the cut leaves at the ends is separators, not words ("task-" keeps its dash).
+    return " ".join(kept.split()).strip(" ,，;；:：—–")
+
+
+def stops_using(clause: str) -> bool:
+    """A clause that only retires an old value ("Scratch '_m'", "不要再用 `camelCase` 了")."""
+    return _STOPPED_ONLY.fullmatch(clause.strip(" .。;；,，")) is not None
 
 
 def key_terms(text: str) -> frozenset[str]:

@@ -114,6 +114,10 @@ class RuleBook:
         )
         return Replacement(newest, newer)
 
+    def in_force(self) -> list[MemoryItem]:
+        """The rules in force, this session's and the project's, oldest said first."""
+        return sorted(self._loaded().values(), key=self._order)
+
     def added(self, item: MemoryItem, event: Event) -> None:
         """A rule the run stored as active (said at `event`)."""
         if rule_key(item.scope):

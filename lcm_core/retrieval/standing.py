@@ -70,6 +70,7 @@ def _said(store: MemoryStore, items: Sequence[MemoryItem]) -> dict[str, int]:
 
 
 def _order(item: MemoryItem, said: dict[str, int]) -> tuple[int, str, int]:
-    """When a rule was said: its source's time, then its session and seq (a stable tie-break)."""
+    """When a rule was said: its source's time, then its session and seq (a tie-break that
+    does not depend on when it was captured, so the same logs give the same block)."""
     seq = item.derived_from_seq if item.derived_from_seq is not None else -1
-    return (said.get(item.id, -1), item.created_at, seq)
+    return (said.get(item.id, -1), item.session_id, seq)

@@ -61,6 +61,7 @@ class BlockWords:
     insufficient: str
     untracked_compaction: str
     rule_label: str  # {key}: a standing rule and the subject it governs
+    rule_origin: str  # {session}: the other session of the project a rule was said in
 
 
 ZH: Final = BlockWords(
@@ -149,6 +150,7 @@ ZH: Final = BlockWords(
         "较早的对话可能已从上下文中移除，请以本块中的记忆与证据为准，不要臆测缺失的内容。"
     ),
     rule_label="规则 {key}",
+    rule_origin="会话 {session}",
 )
 
 EN: Final = BlockWords(
@@ -242,6 +244,7 @@ EN: Final = BlockWords(
         "block and do not guess what is missing."
     ),
     rule_label="rule {key}",
+    rule_origin="from session {session}",
 )
 
 WORDS: Final[dict[str, BlockWords]] = {"zh": ZH, "en": EN}

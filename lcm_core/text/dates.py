@@ -73,14 +73,27 @@ _CLOCK_RE: Final = lazy_compile(
 )
 
 
+# Epoch milliseconds of this century have 12 or 13 digits; fewer is no DSH time.
+_EPOCH_MS_DIGITS: Final = 12
+
+
 def said_on(time: str | None) -> str | None:
     """The ISO date a time begins with (`2026-03-02T09:15:00+08:00` -> `2026-03-02`), or
-    None when it is absent or not ISO.
+    of an epoch-milliseconds time (DSH's) in UTC, or None when it is absent or neither.
 
     The date as the host wrote it, never converted to another zone, so the block is the
     same bytes wherever it is built; "when did ...?" questions need it.
     """
-    return time[:10] if time is not None and ISO_DATE_RE.fullmatch(time[:10]) else None
+    if time is None:
+        return None
+    if time.isdigit() and len(time) >= _EPOCH_MS_DIGITS:
+        # DSH writes epoch milliseconds: the UTC date, the same wherever it is read.
+        try:
+            moment = dt.datetime.fromtimestamp(int(time) / 1000, tz=dt.UTC)
+        except (OverflowError, OSError, ValueError):
+            return None
+        return moment.date().isoformat()
+    return time[:10] if ISO_DATE_RE.fullmatch(time[:10]) else None
 
 
 def iso_time(written: str) -> str | None:

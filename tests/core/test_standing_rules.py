@@ -123,12 +123,14 @@ def test_the_rule_key_is_stored_in_the_scope() -> None:
 
 
 def test_compatible_keys_need_the_same_topic_aspect_and_qualifiers() -> None:
-    """A key naming no element fits one that does; different subjects never meet."""
+    """A key naming no element fits one that does, and fewer qualifiers fit more; different
+    subjects (or qualifiers each side lacks) never meet."""
     assert compatible("decorator", "decorator/method")
     assert compatible("naming/prefix", "naming/function/prefix")
     assert not compatible("naming/function/prefix", "naming/function/suffix")
     assert not compatible("naming/function/prefix", "naming/method/prefix")
-    assert not compatible("port", "port/admin-server")
+    assert compatible("port", "port/admin-server") and compatible("port/api", "port/api-server")
+    assert not compatible("port/database-staging", "port/database-production")
     assert not compatible("docstrings/method", "decorator/method")
     assert not compatible("", "")
     assert parse_key("port/database-staging").qualifiers == ("database", "staging")

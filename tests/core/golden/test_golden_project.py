@@ -121,13 +121,16 @@ def test_project_memory_golden(backend: str) -> None:
     again.close()
 
     b_project, b_session, c_other, b_corrected, a_after, d_same = (r.text for _, r in steps)
-    assert "Shanghai region" in b_project
-    assert "from session A of this project" in b_project and "2026-11-20" in b_project
-    assert "3000元" in b_project
+    # A's rules are B's too, each with the day it was said in A.
+    assert "rule region: “Rule: deploy only to the Shanghai region" in b_project
+    assert "“项目预算不超过3000元（含税）” · said 2026-11-20" in b_project
     for text in (b_session, c_other):
         assert "Shanghai" not in text and "batch size is 500" not in text
-        assert "from session A" not in text
-    assert "batch size is 1000" in b_corrected and "batch size is 500" not in b_corrected
-    assert "batch size is 1000" in a_after and "batch size is 500" not in a_after
+        assert "from session A" not in text and "3000元" not in text
+    for text in (b_corrected, a_after):
+        assert "rule batch-size: “the batch size is 1000”" in text
+        # A's 500 is shown only as the old value B's correction replaced.
+        old = [line for line in text.splitlines() if "batch size is 500" in line]
+        assert old and all(line.startswith("- old value, replaced by") for line in old)
     assert "from session B of this project" in a_after
     assert "Shanghai region" in d_same
