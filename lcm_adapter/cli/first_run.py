@@ -33,7 +33,7 @@ def first_run_data(database: Path) -> dict[str, Any]:
             },
             {
                 "what": "Claude Code or another MCP client",
-                "command": "see docs/cli.md (lcm hook, lcm mcp)",
+                "command": "see docs/claude-code.md (lcm hook), docs/cli.md (lcm mcp)",
             },
         ],
     }
