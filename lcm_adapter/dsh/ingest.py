@@ -16,8 +16,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from lcm_adapter.dsh.logread import Damage, Line, MissingZstdError, is_compressed, read_lines
+from lcm_adapter.dsh.logread import (
+    Damage,
+    Line,
+    MissingZstdError,
+    decode_line,
+    is_compressed,
+    read_lines,
+)
 from lcm_adapter.runtime import MemoryRuntime
+from lcm_core.capture.events import CaptureReport
 
 BATCH: Final = 2000
 # Log file names of DSH 0.1 (`session.jsonl`) and 0.2 (`session.v4.jsonl`), plain or zstd.
@@ -56,6 +64,9 @@ class IngestReport:
     skipped: list[Skipped] = field(default_factory=list)
     files_done: int = 0
     plain_bytes: int = 0  # bytes of plain-text log lines read (progress within a file)
+    # Lines kept with bytes that were not UTF-8 read as U+FFFD: noted, not failures.
+    repaired: list[Issue] = field(default_factory=list)
+    replaced_bytes: int = 0
 
     @property
     def rate(self) -> float:
@@ -71,6 +82,8 @@ class IngestReport:
             "duplicates": self.duplicates,
             "issues": [str(issue) for issue in self.issues],
             "skipped": [str(skip) for skip in self.skipped],
+            "repaired": [str(note) for note in self.repaired],
+            "replaced_bytes": self.replaced_bytes,
             "seconds": round(self.seconds, 3),
             "events_per_second": round(self.rate, 1),
         }
@@ -114,7 +127,7 @@ def not_a_session_log(path: Path) -> str | None:
     if first is None:
         return "empty"
     try:
-        value = json.loads(first.data)
+        value = json.loads(decode_line(first.data)[0])
     except ValueError:
         return "first line is not JSON"
     if not (isinstance(value, dict) and value.get("type") == "session" and value.get("id")):
@@ -163,10 +176,14 @@ def ingest_paths(
 
 
 def ingest_files(
-    runtime: MemoryRuntime, files: Iterable[Path], progress: Progress | None = None
+    runtime: MemoryRuntime,
+    files: Iterable[Path],
+    progress: Progress | None = None,
+    report: IngestReport | None = None,
 ) -> IngestReport:
-    """Ingest these log files, in order, into one report."""
-    report = IngestReport()
+    """Ingest these log files, in order, into one report (`report`, when given, is filled
+    as batches commit, so a caller stopped by Ctrl-C knows exactly what was stored)."""
+    report = IngestReport() if report is None else report
     started = time.perf_counter()
     for path in files:
         ingest_file(runtime, path, report, progress, started)
@@ -176,14 +193,15 @@ def ingest_files(
 
 
 def _parsed(path: Path, lines: Iterator[Line], report: IngestReport) -> Iterator[tuple[int, Any]]:
-    """JSON values of the lines; unparseable lines become issues."""
+    """JSON values of the lines; unparseable lines become issues, repaired ones notes."""
     plain = not is_compressed(path)
     for line in lines:
         report.lines += 1
         if plain:
             report.plain_bytes += len(line.data) + 1
+        text, replaced = decode_line(line.data)
         try:
-            yield line.number, json.loads(line.data)
+            value = json.loads(text)
         except ValueError:
             reason = (
                 "truncated last line (the log may still be being written)"
@@ -191,6 +209,12 @@ def _parsed(path: Path, lines: Iterator[Line], report: IngestReport) -> Iterator
                 else "line is not valid JSON"
             )
             report.issues.append(Issue(str(path), line.number, reason))
+            continue
+        if replaced:
+            report.replaced_bytes += replaced
+            note = f"{replaced} bytes that are not UTF-8 read as U+FFFD; the line is kept"
+            report.repaired.append(Issue(str(path), line.number, note))
+        yield line.number, value
 
 
 def ingest_file(
@@ -261,11 +285,16 @@ def _flush(
     numbers: list[int],
     report: IngestReport,
 ) -> None:
-    capture = runtime.on_events(session_id, batch)
-    report.sessions.add(session_id)
-    report.events += capture.rows  # a packed chunk row counts as the events it holds
-    report.inserted += capture.inserted
-    report.duplicates += capture.duplicates
+
+    def count(capture: CaptureReport) -> None:
+        # Counted when the batch commits, before extraction runs: a Ctrl-C during
+        # extraction must not make a committed batch look lost.
+        report.sessions.add(session_id)
+        report.events += capture.rows  # a packed chunk row counts as the events it holds
+        report.inserted += capture.inserted
+        report.duplicates += capture.duplicates
+
+    capture = runtime.on_events(session_id, batch, committed=count)
     for problem in capture.errors:
         line = numbers[problem.index] if 0 <= problem.index < len(numbers) else None
         report.issues.append(Issue(str(path), line, problem.reason))
