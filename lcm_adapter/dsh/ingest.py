@@ -116,8 +116,13 @@ class Discovery:
     skipped: list[Skipped] = field(default_factory=list)
 
 
-def not_a_session_log(path: Path) -> str | None:
-    """Why a `*.jsonl*` file is not a DSH session log (its first line must be the header)."""
+def not_a_session_log(path: Path, *, headerless: bool = False) -> str | None:
+    """Why a file is not a DSH session log (its first line must be the header); None if it is.
+
+    With `headerless`, a log whose first line is already an event envelope (its header
+    lost) passes too: its folder names the session. That is for a file named on the
+    command line; a folder's files need their header.
+    """
     try:
         first = next(read_lines(path, []), None)
     except MissingZstdError:
@@ -130,22 +135,40 @@ def not_a_session_log(path: Path) -> str | None:
         value = json.loads(decode_line(first.data)[0])
     except ValueError:
         return "first line is not JSON"
-    if not (isinstance(value, dict) and value.get("type") == "session" and value.get("id")):
-        return "first line is not a DSH session line"
-    return None
+    if isinstance(value, dict) and value.get("type") == "session" and value.get("id"):
+        return None
+    if headerless and _is_envelope(value):
+        return None
+    return "first line is not a DSH session line"
+
+
+def _is_envelope(value: Any) -> bool:
+    """A DSH event line: a type, and a seq (or a packed row's seq0)."""
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("type"), str)
+        and (isinstance(value.get("seq"), int) or isinstance(value.get("seq0"), int))
+    )
 
 
 def discover(paths: Iterable[Path]) -> Discovery:
-    """The session logs under the given paths, each once; a file named directly is always read.
+    """The session logs under the given paths, each once, and the files passed over.
 
-    In a folder every `*.jsonl`, `*.jsonl.zst` and `*.jsonl.zstd` whose first line is a
-    DSH `session` line is a log; every other file is listed as skipped with the reason.
+    A file named directly is read whatever its name, when its first line is a DSH
+    `session` line or an event (a log that lost its header); an empty file or one that
+    is not a session log is skipped with the reason, so it never leaves an empty database
+    behind. In a folder every `*.jsonl`, `*.jsonl.zst` and `*.jsonl.zstd` whose first
+    line is a DSH `session` line is a log; every other file is skipped with the reason.
     """
     found = Discovery()
     seen: dict[Path, None] = {}
     for path in paths:
         if path.is_file():
-            seen[path] = None
+            reason = not_a_session_log(path, headerless=True)
+            if reason is None:
+                seen[path] = None
+            else:
+                found.skipped.append(Skipped(str(path), reason))
         elif path.is_dir():
             for candidate in sorted(path.rglob("*")):
                 if not candidate.is_file() or candidate in seen:

@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from lcm_adapter.cli.main import cli
+from lcm_adapter.dsh.sample import conversation, write_plain
 
 PAGE = 4096
 
@@ -64,8 +65,9 @@ def _overwritten(good: Path, folder: Path) -> Path:
 
 def test_a_truncated_file_is_called_damaged_and_left_as_it_is(good: Path, tmp_path: Path) -> None:
     db = _truncated(good, tmp_path / "记忆")
+    log = write_plain(tmp_path / "logs" / "session.v4.jsonl", "新", conversation([("你好", "好")]))
     before = _state(db.parent)
-    for command in (["status"], ["search", "预算"], ["ingest", str(good)], ["explain"]):
+    for command in (["status"], ["search", "预算"], ["ingest", str(log)], ["explain"]):
         result = run(db, *command)
         assert result.exit_code == 1, (command, result.output)
         assert result.stderr.count("\n") == 1 and "Traceback" not in result.output

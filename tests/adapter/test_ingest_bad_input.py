@@ -138,3 +138,91 @@ def test_a_hook_reading_the_log_keeps_the_turn_too(tmp_path: Path) -> None:
         next(e for e in events if e.seq == 1).text.replace("\ufffd", "")
         == "不要在周五部署，预算上限500元。"
     )
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (b"", "empty"),
+        ("会议记录：周五不部署\nmeeting notes\n".encode(), "first line is not JSON"),
+        (b"root:x:0:0:root:/root:/bin/bash\n", "first line is not JSON"),
+        (b'{"type": "user", "message": {"content": "hi"}}\n', "not a DSH session line"),
+    ],
+    ids=["empty", "chinese-notes", "passwd", "claude-transcript"],
+)
+def test_a_file_that_is_not_a_session_log_creates_no_database(
+    tmp_path: Path, content: bytes, reason: str
+) -> None:
+    named = tmp_path / "记录.jsonl"
+    named.write_bytes(content)
+    db = tmp_path / "m.sqlite"
+    result = run(db, "ingest", str(named))
+    assert result.exit_code == 1, result.output
+    assert f"skipped {named}: " in result.stderr and reason in result.stderr
+    assert "no DSH session logs" in result.stderr
+    assert not db.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["记录.jsonl"]
+
+
+def test_a_named_log_is_read_beside_a_skipped_file(tmp_path: Path) -> None:
+    """The logs among the named files are read; the others are listed, not fatal."""
+    log = write_plain(
+        tmp_path / "s" / "session.v4.jsonl", "甲", conversation([("预算500元", "好")])
+    )
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    result = run(tmp_path / "m.sqlite", "ingest", str(log), str(empty))
+    assert result.exit_code == 0, result.output
+    assert f"skipped {empty}: empty" in result.stderr and "4 new" in result.stdout
+
+
+def test_a_log_that_lost_its_header_is_still_read_when_named(tmp_path: Path) -> None:
+    folder = tmp_path / "会话-无头"
+    folder.mkdir()
+    log = folder / "session.v4.jsonl"
+    log.write_bytes(b"".join(lines_of("x", conversation([("不要用 Redis。", "好")]))[1:]))
+    result = run(tmp_path / "m.sqlite", "ingest", str(log), "--json", "--quiet")
+    report = json.loads(result.stdout)  # exit 1: the missing header is reported
+    assert report["inserted"] == 4 and report["sessions"] == 1
+    assert any("no session header; using folder name '会话-无头'" in i for i in report["issues"])
+
+
+def test_an_empty_db_option_is_a_usage_error_not_the_default(tmp_path: Path) -> None:
+    home = tmp_path / "dsh"
+    env = {"DSH_HOME": str(home), "LCM_DB": ""}
+    for command in (["status"], ["ingest", str(tmp_path)], ["demo"]):
+        result = CliRunner().invoke(cli, ["--db", "", *command], env=env)
+        assert result.exit_code == 2 and "--db: is empty" in result.output, command
+        blank = CliRunner().invoke(cli, ["--db", "  ", *command, "--json"], env=env)
+        assert blank.exit_code == 2 and json.loads(blank.stderr)["exit_code"] == 2
+    assert not home.exists()
+
+
+def test_a_hook_with_an_empty_db_option_writes_nowhere_and_exits_zero(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    home = tmp_path / "dsh"
+    env = {**os.environ, "DSH_HOME": str(home), "HOME": str(tmp_path)}
+    env.pop("LCM_DB", None)
+    hook = json.dumps(
+        {"session_id": "s", "prompt": "预算是多少？", "hook_event_name": "UserPromptSubmit"}
+    )
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from lcm_adapter.entry import main; main()",
+            "--db",
+            "",
+            "hook",
+            "user-prompt-submit",
+        ],
+        input=hook,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 0 and done.stdout == ""
+    assert "--db is empty" in done.stderr and not home.exists()
