@@ -58,6 +58,7 @@ DEFAULTS: Final[dict[str, Any]] = {
         "snippetChars": 120,
         "language": "auto",
         "residentShare": 0.5,
+        "rulesShare": 0.25,
     },
     "diagnostics": {"assemblyLogRetention": 200},
     "compatibility": {"compactionPolicy": "auto", "reinjectAfterCompaction": True},
@@ -107,6 +108,7 @@ LIMITS: Final[dict[str, Limit]] = {
     "assembly.snippetChars": Limit(int, 0, 100_000),
     "assembly.language": Limit(str, choices=("auto", "zh", "en")),
     "assembly.residentShare": Limit((int, float), 0.0, 1.0),
+    "assembly.rulesShare": Limit((int, float), 0.0, 1.0),
     "diagnostics.assemblyLogRetention": Limit(int, 1, 100_000),
     "compatibility.compactionPolicy": Limit(
         str, choices=("auto", "compaction-basic", "billion-context", "none")
@@ -216,6 +218,7 @@ class AssemblySettings(_Section):
     snippet_chars: int
     language: str
     resident_share: float
+    rules_share: float
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
 from lcm_core.capture.project import record_project as _record_project
+from lcm_core.capture.project import sibling_sessions
 from lcm_core.config import Config, deep_merge, load_config
 from lcm_core.extraction import control
 from lcm_core.extraction.control import ForgetReport, Remembered
-from lcm_core.retrieval.project import sibling_sessions
 from lcm_core.retrieval.rank import RankedItem, rank_items
 from lcm_core.store.errors import StoreError
 from lcm_core.store.models import AssemblyLog, Event, EventHit, RuleOverride, Session, SkillFile

@@ -182,12 +182,14 @@ def _assemble(
                 base, trigger, token_source, status, newest, omitted, reasons, errors, why
             )
         candidates.append(Candidate("memory", "insufficient-evidence", words.insufficient))
-    reserve = None
+    reserves = [
+        Reserve(("standing",), int(base.budget_tokens * config.assembly.rules_share), "rules")
+    ]
     if any(c.section == "resident" for c in candidates):
         share = config.assembly.resident_share
-        reserve = Reserve(("task", "resident"), int(base.budget_tokens * share))
+        reserves.append(Reserve(("task", "resident"), int(base.budget_tokens * share)))
     text, used, sections, kept, left_out = pack(
-        candidates, base.budget_tokens, cost, reserve, words
+        candidates, base.budget_tokens, cost, reserves, words
     )
     omitted.extend(left_out)
     if not kept:

@@ -22,6 +22,7 @@ from lcm_core.assembly.render import (
     item_entry,
     old_task_entry,
     rule_entry,
+    rule_entry_of_item,
     superseded_entry,
     task_entries,
 )
@@ -34,12 +35,14 @@ from lcm_core.retrieval.evidence import retrieve
 from lcm_core.retrieval.project import project_scope
 from lcm_core.retrieval.rank import (
     ALREADY_SHOWN,
+    ON_SCREEN,
     Omission,
     ablated,
     newest_source_seq,
 )
 from lcm_core.retrieval.retriever import LexicalRetriever, Retriever
 from lcm_core.retrieval.shown import Shown, entry_key
+from lcm_core.retrieval.standing import rules_in_force
 from lcm_core.store.models import MemoryItem, Rule
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.block_words import BlockWords, block_words
@@ -64,6 +67,8 @@ _LANGUAGE_WINDOW: Final = 64
 _DISPUTED_SHOWN: Final = 6
 # Why a selected item's source is not quoted while the item is in the resident section.
 RESIDENT_SOURCE: Final = "source of a resident item; the item itself is restated"
+# Why a turn is not quoted when every item it supports is a standing rule of the block.
+RULE_SOURCE: Final = "source of a standing rule; the rule itself is restated"
 _RUN_RE: Final = lazy_compile(r"[^\W_]+")
 
 
@@ -267,21 +272,44 @@ def collect_candidates(
     # Numbers this very step says are replaced: its message may not be stored (nor the
     # old item superseded) before the host's pre-step, so they are held back here.
     current_text = HeldBack(replaced_values(text))
+    project = project_scope(config)
+    in_force = rules_in_force(store, session_id, project=project)
+    # A rule the model can still read where the user said it is not restated yet.
+    on_screen = visibility.item_ids(in_force)
+    listed = shown.items if shown is not None else frozenset()
+    standing = [
+        item
+        for item in in_force
+        if item.id not in on_screen
+        and item.id not in listed
+        and current_text("standing", item.id, item.content)
+    ]
+    screen_omissions = [
+        Omission("standing", item.id, ON_SCREEN if item.id in on_screen else ALREADY_SHOWN)
+        for item in in_force
+        if item.id in on_screen or item.id in listed
+    ]
     resident = [
         item
-        for item in pending_resident(
-            store, session_id, status, shown or Shown(), project=project_scope(config)
-        )
+        for item in pending_resident(store, session_id, status, shown or Shown(), project=project)
         if current_text("resident", item.id, item.content)
     ]
     focus = signals.exact_signals()
-    said = _said_dates(store, session_id, [*resident, *(r.item for r in ranking.selected)])
+    said = _said_dates(
+        store, session_id, [*standing, *resident, *(r.item for r in ranking.selected)]
+    )
+    for item in standing:
+        entry = rule_entry_of_item(
+            item, max_chars, said.get(item.id), words, _origin(item, session_id)
+        )
+        candidates.append(Candidate("standing", item.id, entry))
     for item in resident:
         entry = item_entry(
             item, max_chars, focus, said.get(item.id), words, _origin(item, session_id)
         )
         candidates.append(Candidate("resident", item.id, entry))
     resident_ids = {item.id for item in resident}
+    standing_ids = {item.id for item in standing}
     core_lines, relevant_rules = rules(store, signals, config)
     for index, line in enumerate(core_lines):
         candidates.append(Candidate("rules-core", f"core[{index}]", line))
@@ -305,7 +333,7 @@ def collect_candidates(
         o.reason.endswith("visible in this step") or o.reason == ALREADY_SHOWN
         for o in ranking.omitted
     )
-    found = ranking.selected or evidence.rows or was_visible or resident
+    found = ranking.selected or evidence.rows or was_visible or resident or standing
     # Only a step that asks about the past earns the statement: on a working step it
     # would say nothing, at every step, and the host keeps every copy in its history.
     if has_history and not signals.empty and not found and asks_about_past(text):
@@ -318,12 +346,17 @@ def collect_candidates(
         if row.item_ids and set(row.item_ids) <= resident_ids:
             restated.append(Omission("evidence", row.ref, RESIDENT_SOURCE))
             continue
+        if row.item_ids and set(row.item_ids) <= resident_ids | standing_ids:
+            restated.append(Omission("evidence", row.ref, RULE_SOURCE))
+            continue
         if current_text("evidence", row.ref, row.text):
             entry = evidence_entry(row, max_chars, words, terms.weights, snippet_chars)
             said_by = row.item_ids if _says_every_word(row.text, row.item_ids, contents) else ()
             candidates.append(Candidate("evidence", row.ref, entry, said_by))
     old_task = state.superseded if state is not None else ()
-    current = [*resident, *(r.item for r in ranking.selected if r.item.id not in resident_ids)]
+    shown_first = [*standing, *(item for item in resident if item.id not in standing_ids)]
+    first_ids = {item.id for item in shown_first}
+    current = [*shown_first, *(r.item for r in ranking.selected if r.item.id not in first_ids)]
     candidates.extend(
         _notice_candidates(
             store,
@@ -343,11 +376,18 @@ def collect_candidates(
             "terms": list(signals.tokens[:40]),
         },
         {"kind": "compaction", **status.to_dict()},
+        {"kind": "standing", "rules": [item.id for item in standing]},
         {"kind": "resident", "pending": [item.id for item in resident]},
         *({"kind": "item", **ranked.to_dict()} for ranked in ranking.selected),
         *({"kind": "evidence", **row.to_dict()} for row in evidence.rows),
     ]
-    omitted = [*ranking.omitted, *evidence.omitted, *restated, *current_text.omitted]
+    omitted = [
+        *screen_omissions,
+        *ranking.omitted,
+        *evidence.omitted,
+        *restated,
+        *current_text.omitted,
+    ]
     return candidates, omitted, reasons, has_history
 
 

@@ -4,8 +4,8 @@ Each entry costs the tokens of its text plus a newline, and the first entry of a
 also pays for the section title; an entry that does not fit is left out with the tokens
 it needed, and smaller entries after it may still fit. The sum of the costs is an upper
 bound of the block's own count, so the block never exceeds the budget. A `Reserve` caps
-what a group of sections (the resident set) may take, so the step's own entries always
-keep the rest of the budget.
+what a group of sections may take (the standing rules, the resident set), so the step's
+own entries always keep the rest of the budget.
 """
 
 from __future__ import annotations
@@ -41,10 +41,12 @@ class Candidate:
 
 @dataclass(frozen=True, slots=True)
 class Reserve:
-    """At most `tokens` for the entries (titles included) of the named sections together."""
+    """At most `tokens` for the entries (titles included) of the named sections together;
+    `name` says whose share it is in an omission's reason."""
 
     sections: Collection[str]
     tokens: int
+    name: str = "resident"
 
 
 def choose_meter(meter: TokenMeter | None) -> tuple[TokenMeter, str, list[str]]:
@@ -69,7 +71,7 @@ def pack(
     candidates: Sequence[Candidate],
     budget: int,
     cost: TokenMeter,
-    reserve: Reserve | None = None,
+    reserves: Sequence[Reserve] = (),
     words: BlockWords = ZH,
 ) -> tuple[str, int, list[dict[str, Any]], list[Candidate], list[Omission]]:
     """Fill the budget in section order; returns text, tokens, section reports, kept, left out."""
@@ -81,7 +83,7 @@ def pack(
     reports: list[dict[str, Any]] = []
     kept: list[Candidate] = []
     omitted: list[Omission] = []
-    reserved_used = 0
+    reserved_used = [0] * len(reserves)
     placed: dict[str, str] = {}  # ref -> the section that holds it
     by_section: dict[str, list[Candidate]] = {}  # one pass, in the order given
     for candidate in candidates:
@@ -89,7 +91,7 @@ def pack(
     for section in SECTION_ORDER:
         if section not in by_section:
             continue
-        capped = reserve is not None and section in reserve.sections
+        capped = next((n for n, r in enumerate(reserves) if section in r.sections), None)
         title = words.section_titles[section]
         title_cost = cost("\n" + title + "\n")
         lines: list[str] = []
@@ -110,13 +112,16 @@ def pack(
                 reason = f"needs {need} tokens, {left} of the budget {budget} left"
                 omitted.append(Omission(section, candidate.ref, reason))
                 continue
-            if capped and reserve is not None and reserved_used + need > reserve.tokens:
-                left = reserve.tokens - reserved_used
-                reason = f"needs {need} tokens, {left} of the resident share {reserve.tokens} left"
+            if capped is not None and reserved_used[capped] + need > reserves[capped].tokens:
+                share = reserves[capped]
+                left = share.tokens - reserved_used[capped]
+                reason = (
+                    f"needs {need} tokens, {left} of the {share.name} share {share.tokens} left"
+                )
                 omitted.append(Omission(section, candidate.ref, reason))
                 continue
-            if capped:
-                reserved_used += need
+            if capped is not None:
+                reserved_used[capped] += need
             used += need
             placed[candidate.ref] = section
             section_tokens += need

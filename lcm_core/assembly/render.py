@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from lcm_core.assembly.snippet import snippet
+from lcm_core.extraction.correct import drop_replaced
+from lcm_core.extraction.standing import RULE_SCOPE_KEY, rule_key
 from lcm_core.retrieval.citations import source_seqs
 from lcm_core.retrieval.quoting import EvidenceRow
 from lcm_core.store.models import MemoryItem, Rule, TaskState
@@ -25,7 +27,16 @@ from lcm_core.text.numbers_role import flagged_numbers
 HEADER_TAG: Final = "长对话记忆"
 # The Chinese words under their old names; `block_words` has them for every language.
 HEADER: Final = ZH.header
-SECTION_ORDER: Final = ("task", "resident", "rules-core", "rules", "memory", "evidence", "notice")
+SECTION_ORDER: Final = (
+    "task",
+    "standing",
+    "resident",
+    "rules-core",
+    "rules",
+    "memory",
+    "evidence",
+    "notice",
+)
 SECTION_TITLES: Final = ZH.section_titles
 KIND_LABELS: Final = ZH.kind_labels
 EVIDENCE_LABELS: Final = ZH.evidence_labels
@@ -143,8 +154,9 @@ def item_entry(
         details.append(
             words.conditions + words.detail_joiner.join(neutralize(c) for c in item.conditions)
         )
-    if item.scope:
-        details.append(words.scope + _scope_text(item.scope))
+    scope = {k: v for k, v in item.scope.items() if k != RULE_SCOPE_KEY}
+    if scope:
+        details.append(words.scope + _scope_text(scope))
     if origin:
         details.append(words.from_session.format(session=neutralize(origin)))
     seqs = source_seqs(item)
@@ -159,6 +171,39 @@ def item_entry(
         lines.append("  " + warning)
     if item.kind == "proposal" or item.evidence_type == "assistant_proposal":
         lines.append("  " + words.proposal_warning)
+    return "\n".join(lines)
+
+
+def rule_entry_of_item(
+    item: MemoryItem,
+    max_chars: int,
+    said: str | None = None,
+    words: BlockWords = ZH,
+    origin: str | None = None,
+) -> str:
+    """One standing rule: the subject it governs and its words, then where it was said.
+
+    A rule that replaced an earlier one is shown without the value it names as replaced
+    ("…, not 'a_'"): that value is listed as old in the notice. Its numbers get no
+    warning: a rule sets its value, it does not report a measurement.
+    """
+    content = drop_replaced(item.content) if item.supersedes else item.content
+    label = words.rule_label.format(key=neutralize(rule_key(item.scope)))
+    lines = [f"- [mem {item.id}] {label}: {inline_quote(content, max_chars)}"]
+    details: list[str] = []
+    if item.conditions:
+        details.append(
+            words.conditions + words.detail_joiner.join(neutralize(c) for c in item.conditions)
+        )
+    if origin:
+        details.append(words.from_session.format(session=neutralize(origin)))
+    seqs = source_seqs(item)
+    if seqs:
+        details.append(words.sources + ", ".join(f"seq:{seq}" for seq in seqs))
+    if said:
+        details.append(words.said.format(date=said))
+    if details:
+        lines.append("  " + words.detail_joiner.join(details))
     return "\n".join(lines)
 
 

@@ -26,6 +26,8 @@ USER_PREFIX: Final = "id:"
 MAX_DEPTH: Final = 64
 # Bytes of a `.git` file read to see whether it points to a git directory.
 GITFILE_BYTES: Final = 4096
+# Other sessions of a project read at a time, the most recently updated first (bounds the cost).
+MAX_SESSIONS: Final = 50
 
 
 def normalised_dir(cwd: str) -> str:
@@ -94,3 +96,18 @@ def record_project(
     updated = replace(base, cwd=folder, project=project, updated_at=now)
     store.upsert_session(updated)
     return updated
+
+
+def project_of(store: SessionStore, session_id: str) -> str | None:
+    """The project recorded for the session, or None."""
+    session = store.get_session(session_id)
+    return session.project if session is not None and session.project else None
+
+
+def sibling_sessions(store: SessionStore, session_id: str) -> list[Session]:
+    """The other sessions of the session's project, most recently updated first (capped)."""
+    project = project_of(store, session_id)
+    if project is None:
+        return []
+    same = [s for s in store.list_sessions() if s.project == project and s.session_id != session_id]
+    return same[:MAX_SESSIONS]

@@ -21,6 +21,7 @@ from lcm_core.extraction.correct import (
     substitute,
     target_view,
 )
+from lcm_core.extraction.rulebook import RuleBook
 from lcm_core.extraction.rules import classify
 from lcm_core.extraction.supersede import item_subject_key, same_subject
 from lcm_core.extraction.task import apply_patch
@@ -31,7 +32,7 @@ from lcm_core.text.conditions import find_conditions
 from lcm_core.text.numbers import Quantity, parse_quantities
 from lcm_core.text.tokens import fingerprint, stable_item_id
 
-EXTRACTOR: Final = "lcm-rules@3"  # bumped when rules change what a message yields
+EXTRACTOR: Final = "lcm-rules@4"  # bumped when rules change what a message yields
 MESSAGE_TYPES: Final = ("user/message", "assistant/message")
 _LOOKBACK: Final = 200  # seqs searched for the message a confirmation answers
 
@@ -42,12 +43,14 @@ class ActiveItems:
     Loaded on the first correction of a run and kept in step with the run's own writes,
     so a long session is read once per run, not once per correction. The newest item of
     every subject key is indexed too, so supersession by subject is one lookup. The
-    runner calls `reset` after a failed event, whose writes were rolled back.
+    runner calls `reset` after a failed event, whose writes were rolled back. `rules` is
+    the run's book of standing rules in force, this session's and its project's.
     """
 
     def __init__(self, store: MemoryStore, session_id: str) -> None:
         self._store = store
         self._session_id = session_id
+        self.rules = RuleBook(store, session_id)
         self._items: dict[str, TargetView] | None = None
         self._subjects: dict[str, str] = {}  # subject key -> newest item id
         self._key_of: dict[str, str] = {}  # item id -> its subject key
@@ -62,13 +65,16 @@ class ActiveItems:
         view = items.get(item_id) if item_id else None
         return view.item if view is not None else None
 
-    def added(self, item: MemoryItem) -> None:
+    def added(self, item: MemoryItem, event: Event) -> None:
+        """An item the run stored as active, stated by `event`."""
+        self.rules.added(item, event)
         if self._items is not None and item.status == "active" and item.kind != "proposal":
             self._items.pop(item.id, None)
             self._items[item.id] = target_view(item)
             self._index(item)
 
     def removed(self, item_id: str) -> None:
+        self.rules.removed(item_id)
         if self._items is not None:
             self._items.pop(item_id, None)
             key = self._key_of.pop(item_id, "")
@@ -76,6 +82,7 @@ class ActiveItems:
                 del self._subjects[key]
 
     def reset(self) -> None:
+        self.rules.reset()
         self._items = None
         self._subjects, self._key_of = {}, {}
 
@@ -130,16 +137,35 @@ def apply_event(
 def _apply_candidate(
     store: MemoryStore, event: Event, cand: Candidate, outcome: Outcome, active: ActiveItems
 ) -> None:
-    # A plain fact replaces the newest item about its subject; else a correction picks one.
-    target = same_subject(cand, active.by_subject(cand.subject)) if cand.subject else None
+    # A standing rule replaces the rule in force on its subject, in any session of the
+    # project; a plain fact the newest item about its subject; else a correction picks one.
+    replacement = (
+        active.rules.replacement(cand.rule.key, event)
+        if cand.rule is not None and not cand.rule.additive
+        else None
+    )
+    if replacement is not None and replacement.newer:
+        _file_as_older(store, event, cand, replacement.item, outcome)
+        return
+    target = None
+    if replacement is not None and (
+        replacement.item.session_id != event.session_id
+        or replacement.item.content.casefold() != cand.content.casefold()
+    ):
+        target = replacement.item
+    if target is None and cand.subject:
+        target = same_subject(cand, active.by_subject(cand.subject))
     if target is None and cand.correction is not None:
-        found = (*cand.quantities, *cand.replaced)
-        target = pick_target(cand.correction, found, active.views())
+        named = (*cand.quantities, *cand.replaced)
+        target = pick_target(cand.correction, named, active.views())
         if target is not None and _other_subject(cand, target):
             target = None
     content, quantities = cand.content, cand.quantities
     if target is not None:
-        subject_less = is_subject_less(cand.correction.body if cand.correction else "", quantities)
+        # Only a correction may be subject-less ("make it 5"); a rule or a fact names its own.
+        subject_less = cand.correction is not None and is_subject_less(
+            cand.correction.body, quantities
+        )
         rewritten = substitute(target, quantities[0], cand.replaced) if subject_less else None
         if rewritten is not None:
             content = rewritten
@@ -157,11 +183,31 @@ def _apply_candidate(
     if target is not None and target.id != item.id and store.get_item(item.id) is None:
         stored = lifecycle.supersede(store, target.id, item, detail={"seq": event.seq})
         active.removed(target.id)
-        active.added(stored)
+        active.added(stored, event)
         outcome.created += 1
         outcome.superseded += 1
         return
     _insert_or_restate(store, event, item, outcome, active)
+
+
+def _file_as_older(
+    store: MemoryStore,
+    event: Event,
+    cand: Candidate,
+    newer: MemoryItem,
+    outcome: Outcome,
+) -> None:
+    """A rule said before the one another session holds in force: kept, as replaced by it.
+
+    Sessions may be captured in any order (`lcm ingest` of a folder); the rule said last
+    stays in force whichever was stored first.
+    """
+    item = _item(event, cand, cand.kind or "constraint", cand.content, cand.quantities)
+    if store.get_item(item.id) is not None:
+        return  # a replay: the item and its lifecycle are stored already
+    lifecycle.file_as_replaced(store, item, newer.id, detail={"seq": event.seq})
+    outcome.created += 1
+    outcome.superseded += 1
 
 
 def _other_subject(cand: Candidate, target: MemoryItem) -> bool:
@@ -228,7 +274,7 @@ def _insert_or_restate(
         return
     if created:
         outcome.created += 1
-        active.added(stored)
+        active.added(stored, event)
 
 
 def _restate(
@@ -256,7 +302,7 @@ def _restate(
         head.id if head is not None else None,
         detail={"seq": event.seq, "reason": "restated"},
     )
-    active.added(revived)
+    active.added(revived, event)
     outcome.reactivated += 1
     if head is not None:
         active.removed(head.id)

@@ -24,6 +24,7 @@ from lcm_core.extraction.rules import (
     is_proposal,
     is_question,
 )
+from lcm_core.extraction.standing import RULE_SCOPE_KEY, RuleSubject, rule_subject
 from lcm_core.extraction.subject import SubjectFact, overrides_choice, subject_fact
 from lcm_core.extraction.task import TaskPatch, task_patch
 from lcm_core.store.models import Event
@@ -56,6 +57,7 @@ class Candidate:
     correction: CorrectionCue | None = None
     strength: int = 0
     subject: str = ""  # the subject key of a plain statement of fact (`extraction_subject`)
+    rule: RuleSubject | None = None  # what a standing rule governs (`extraction.standing`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,9 +100,9 @@ def _from_user(text: str) -> Extraction:
         if sentence_patch is not None:
             patch = sentence_patch if patch is None else patch.merged(sentence_patch)
             continue
-        if is_question(sentence) or is_chatter(sentence):
-            continue
-        if is_one_off_request(sentence) and subject_fact(clean_content(sentence)) is None:
+        if is_question(sentence) or (is_chatter(sentence) and not _sets_rule(sentence)):
+            continue  # "提交信息用中文" is a convention, though 提交 also steers ("提交一下")
+        if is_one_off_request(sentence) and not _states_or_rules(clean_content(sentence)):
             continue  # "test suite takes 6 min" states a fact; "test the parser" asks
         found.extend(_user_sentence(sentence))
     return Extraction(candidates=_bounded(found), task=patch)
@@ -120,12 +122,29 @@ def _user_sentence(sentence: str) -> list[Candidate]:
             stated = stated if overrides_choice(stated, segment) else None
         if stated is not None:
             verdict = Verdict("fact", 1)  # a subject bound to a value, with or without a cue
+        standing = rule_subject(clean_content(segment), verdict.kind if verdict else None)
+        if standing is not None:
+            stated = None  # a rule's subject is what it governs, not a fact's subject
+            if verdict is None or verdict.kind == "fact":
+                verdict = Verdict("constraint", 4)  # "end method names with '_p'" instructs
         if verdict is None and not explicit:
             continue
-        candidate = _candidate(segment, verdict, "user_explicit", correction, stated)
+        candidate = _candidate(segment, verdict, "user_explicit", correction, stated, standing)
         if candidate is not None:
             found.append(candidate)
     return found
+
+
+def _states_or_rules(sentence: str) -> bool:
+    """Whether a sentence shaped like a request states a fact or sets a standing rule
+    ("add docstrings to every method"), so it is not a one-off."""
+    return subject_fact(sentence) is not None or _sets_rule(sentence)
+
+
+def _sets_rule(sentence: str) -> bool:
+    clean = clean_content(sentence)
+    verdict = classify(clean)
+    return rule_subject(clean, verdict.kind if verdict else None) is not None
 
 
 def _may_state_fact(verdict: Verdict | None) -> bool:
@@ -139,16 +158,30 @@ def _segments(body: str) -> list[tuple[str, Verdict | None]]:
     An undecided clause ("…，还没决定") turns the group before it into an open question.
     """
     groups: list[tuple[list[str], Verdict | None]] = []
+    governs: str = ""  # the subject key of the group's standing rule, if it sets one
     for clause in clauses(body):
         verdict = classify(clause)
+        standing = rule_subject(clean_content(clause), verdict.kind if verdict else None)
+        key = standing.key if standing is not None else ""
         if not groups:
             groups.append(([clause], verdict))
+            governs = key
             continue
         members, current = groups[-1]
         short = not _substantial(clause)
         if short and _remark(verdict, current):
             verdict = None  # too short to stand alone ("合规要求"): a remark on the last clause
-        if verdict is None or current is None or verdict.kind == current.kind:
+        if key and key == governs:
+            # "不要再用 print 调试了，用 logging": two clauses, one rule.
+            members.append(clause)
+            groups[-1] = (members, current or verdict)
+            continue
+        if key and governs and key != governs:
+            # "… start function names with 'y_', and keep CamelCase for classes": two rules.
+            groups.append(([clause], verdict or Verdict("constraint", 4)))
+            governs = key
+        elif verdict is None or current is None or verdict.kind == current.kind:
+            governs = governs or key
             members.append(clause)
             groups[-1] = (members, current or verdict)
         elif verdict.kind == "open_question":
@@ -156,6 +189,7 @@ def _segments(body: str) -> list[tuple[str, Verdict | None]]:
             groups[-1] = (members, verdict)
         else:
             groups.append(([clause], verdict))
+            governs = key
     if len(groups) == 1:
         return [(body, groups[0][1])]
     return [(_rejoin(body, members), verdict) for members, verdict in groups]
@@ -208,6 +242,7 @@ def _candidate(
     evidence: str,
     correction: CorrectionCue | None,
     stated: SubjectFact | None = None,
+    standing: RuleSubject | None = None,
 ) -> Candidate | None:
     content = clean_content(segment)
     if not content or _BARE_PRONOUN.match(content):
@@ -216,6 +251,8 @@ def _candidate(
     scope = scope_of(content)
     if stated is not None:
         scope["subject"] = stated.subject
+    if standing is not None:
+        scope[RULE_SCOPE_KEY] = standing.key
     return Candidate(
         kind=verdict.kind if verdict else None,
         content=content,
@@ -227,4 +264,5 @@ def _candidate(
         correction=correction,
         strength=verdict.strength if verdict else 0,
         subject=stated.key if stated is not None else "",
+        rule=standing,
     )

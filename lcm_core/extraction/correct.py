@@ -102,6 +102,13 @@ def correction_cue(sentence: str) -> CorrectionCue | None:
     return CorrectionCue(body=body, explicit=explicit, replaced=replaced)
 
 
+def drop_replaced(text: str) -> str:
+    """The text without the values it says are replaced (", not 3000", "instead of '_x'",
+    "，不是 'a_'"), for showing a rule whose old value is listed as old elsewhere."""
+    kept = _REPLACED_ZH.sub("", _REPLACED_EN.sub(" ", text))
+    return " ".join(kept.split()).strip(" ,，;；") or text
+
+
 def key_terms(text: str) -> frozenset[str]:
     """Content words and CJK bigrams, without numbers, units and correction words."""
     return _key_terms(text)

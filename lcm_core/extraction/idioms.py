@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from lcm_core.extraction.vocab import load, words_pattern
 from lcm_core.text.languages import en
 from lcm_core.text.lazy_regex import Regex, lazy_compile
 
@@ -205,11 +206,16 @@ def _held(uses: tuple[_Compiled, ...], clause: str) -> list[Regex]:
     return [use.pattern for use in uses if any(word in folded for word in use.words)]
 
 
+# Friendly phrases a mentor or a friend says with rule words ("don't hesitate to reach
+# out", "有问题随时找我"), kept as data: `data/friendly_talk.json`.
+_FRIENDLY: Final = words_pattern(load("friendly_talk.json"))
+
+
 def rule_words(clause: str) -> str:
     """The clause with the rule words of passing talk blanked, to be read for rule cues."""
     for pattern in _held(_NOT_RULES, clause):
         clause = pattern.sub(" ", clause)
-    return clause
+    return _FRIENDLY.sub(" ", clause)
 
 
 def describes(clause: str) -> bool:

@@ -80,6 +80,38 @@ def supersede(
         return stored
 
 
+def file_as_replaced(
+    store: MemoryStore,
+    item: MemoryItem,
+    head_id: str,
+    *,
+    actor: str = "extractor",
+    detail: Mapping[str, Any] | None = None,
+) -> MemoryItem:
+    """Store `item`, said before the active `head_id` on the same subject, as replaced by it.
+
+    The item's history reads "created", then "superseded" by the head, which gains the
+    link; the head stays in force.
+    """
+    with store.transaction():
+        head = _load(store, head_id)
+        stored, _ = store.insert_item(item, actor=actor)
+        if stored.status not in _REPLACEABLE or stored.id == head_id:
+            return stored
+        store.update_item(
+            stored.id,
+            ItemChange(status="superseded", superseded_by=head_id),
+            _event(stored, "superseded", actor, {"by": head_id, **(detail or {})}),
+        )
+        if stored.id not in head.supersedes:
+            store.update_item(
+                head_id,
+                ItemChange(supersedes=(*head.supersedes, stored.id)),
+                _event(head, "revised", actor, {"supersedes": stored.id, **(detail or {})}),
+            )
+        return _load(store, stored.id)
+
+
 def promote(
     store: MemoryStore,
     item_id: str,

@@ -76,6 +76,8 @@ def run_extraction(
     try:
         run.retry_pending(config.extraction.max_attempts)
         run.extract_new(max(1, batch_size))
+        with store.transaction():
+            run.active.rules.write_indexes()
     except Exception as exc:  # the host must never see an exception from here
         report.errors.append(_describe(exc))
     return report

@@ -22,14 +22,12 @@ from lcm_core.extraction.durability import is_durable
 from lcm_core.extraction.subject import subject_fact
 from lcm_core.extraction.supersede import REPLACEABLE_KINDS
 from lcm_core.store.models import MemoryItem, Session
-from lcm_core.store.ports import ItemStore, SessionStore
+from lcm_core.store.ports import ItemStore
 
 T = TypeVar("T")
 
 # Another session's item at equal relevance scores this share of this session's.
 PROJECT_FACTOR: Final = 0.8
-# Other sessions read per query, the most recently updated first (bounds the cost).
-MAX_SESSIONS: Final = 50
 # Items read per other session per query.
 ITEMS_PER_SESSION: Final = 8
 
@@ -37,21 +35,6 @@ ITEMS_PER_SESSION: Final = 8
 def project_scope(config: Config) -> bool:
     """Whether a pre-step draws on the project's other sessions (`memory.scope`)."""
     return config.memory.scope == "project"
-
-
-def project_of(store: SessionStore, session_id: str) -> str | None:
-    """The project recorded for the session, or None."""
-    session = store.get_session(session_id)
-    return session.project if session is not None and session.project else None
-
-
-def sibling_sessions(store: SessionStore, session_id: str) -> list[Session]:
-    """The other sessions of the session's project, most recently updated first (capped)."""
-    project = project_of(store, session_id)
-    if project is None:
-        return []
-    same = [s for s in store.list_sessions() if s.project == project and s.session_id != session_id]
-    return same[:MAX_SESSIONS]
 
 
 def project_items(

@@ -230,6 +230,8 @@ def anchor_seq_of(store: MemoryStore, session_id: str) -> int | None:
 
 # Why an item is left out when an earlier block that lists it is still in the context.
 ALREADY_SHOWN = "already listed by an earlier memory block still in context"
+# Why an item is left out whose every source the model can read in this step.
+ON_SCREEN: Final = "all source events are still visible in this step"
 
 
 def rank_items(
@@ -290,7 +292,7 @@ def rank_items(
             reason = f"score {ranked.score:.3f} is below the floor {min_score:.3f} ({FLOOR_RULE})"
             omitted.append(Omission("memory", ref, reason))
         elif ref in on_screen:
-            reason = "all source events are still visible in this step"
+            reason = ON_SCREEN
             omitted.append(Omission("memory", ref, reason))
         elif ref in shown_ids:
             omitted.append(Omission("memory", ref, ALREADY_SHOWN))

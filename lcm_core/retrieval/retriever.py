@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Final, Protocol
 
+from lcm_core.capture.project import sibling_sessions
 from lcm_core.config import Config
 from lcm_core.retrieval.citations import source_seqs
 from lcm_core.retrieval.project import (
@@ -35,7 +36,6 @@ from lcm_core.retrieval.project import (
     newest_per_subject,
     project_items,
     project_scope,
-    sibling_sessions,
 )
 from lcm_core.store.models import Event, MemoryItem
 from lcm_core.store.ports import MemoryStore

@@ -60,6 +60,7 @@ class BlockWords:
     old_task: str  # {quote}
     insufficient: str
     untracked_compaction: str
+    rule_label: str  # {key}: a standing rule and the subject it governs
 
 
 ZH: Final = BlockWords(
@@ -76,6 +77,7 @@ ZH: Final = BlockWords(
     ),
     section_titles={
         "task": "## 记忆: 当前任务状态",
+        "standing": "## 记忆: 用户的常设规则（每个主题只列最新版本；除非当前输入另有要求，请遵守）",
         "resident": "## 记忆: 常驻条目（用户设定的约束、决定与事实，压缩后重述）",
         "rules-core": "## 技能: 常驻要点",
         "rules": "## 技能: 相关规则",
@@ -146,6 +148,7 @@ ZH: Final = BlockWords(
         "上下文压缩未被跟踪（compatibility.compactionPolicy = none）："
         "较早的对话可能已从上下文中移除，请以本块中的记忆与证据为准，不要臆测缺失的内容。"
     ),
+    rule_label="规则 {key}",
 )
 
 EN: Final = BlockWords(
@@ -164,6 +167,7 @@ EN: Final = BlockWords(
     ),
     section_titles={
         "task": "## Memory: current task state",
+        "standing": "## Memory: the user's standing rules (latest version of each; follow them unless the current input says otherwise)",
         "resident": "## Memory: standing items (constraints, decisions and facts the user set, restated after compaction)",
         "rules-core": "## Skills: standing points",
         "rules": "## Skills: relevant rules",
@@ -237,6 +241,7 @@ EN: Final = BlockWords(
         "conversation may have left the context; rely on the memory and evidence in this "
         "block and do not guess what is missing."
     ),
+    rule_label="rule {key}",
 )
 
 WORDS: Final[dict[str, BlockWords]] = {"zh": ZH, "en": EN}

@@ -186,6 +186,28 @@ def _clock(found: re.Match[str]) -> str:
     return f"T{hour:02d}:{minute:02d}"
 
 
+def instant(time: str | None) -> int | None:
+    """A stored event time as epoch milliseconds, to order statements of different sessions.
+
+    DSH writes epoch milliseconds, hooks and imported chats ISO times (a time without a
+    zone is read as UTC); None when the time is absent or of neither form.
+    """
+    if not time:
+        return None
+    text = time.strip()
+    if text.isdigit():
+        return int(text)
+    if said_on(text) is None:
+        return None
+    try:
+        moment = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.UTC)
+    return int(moment.timestamp() * 1000)
+
+
 def readable_time(value: str | None) -> str:
     """A stored event time as a person reads it: ISO 8601 in UTC for the epoch
     milliseconds DSH writes (`1796000073400` -> `2026-11-30T00:01:13.400+00:00`); any

@@ -63,7 +63,7 @@ def test_auto_follows_the_user_and_a_setting_overrides_it(tmp_path: Path) -> Non
     english_setting = tmp_path / "en.json"
     english_setting.write_text('{"assembly": {"language": "en"}}', encoding="utf-8")
     text = block(chinese, "导出 费用", english_setting)
-    assert text.startswith(EN.header) and EN.section_titles["memory"] in text
+    assert text.startswith(EN.header) and EN.section_titles["standing"] in text
     assert "夜间导出每月费用不超过三百元" in text  # quotes keep their own language
 
 

@@ -101,6 +101,15 @@ def test_demo_block_shows_corrections_and_leaves_the_injection_out(tmp_path: Pat
     assert data["issues"] == []
 
 
+def test_demo_batch_size_is_500_only_and_1000_is_shown_as_old(tmp_path: Path) -> None:
+    """The Chinese correction replaces the English decision: 1000 only on an old-value line."""
+    result = CliRunner().invoke(cli, ["--db", str(tmp_path / "m.sqlite"), "demo", "--json"])
+    block = json.loads(result.stdout)["block"]
+    assert "规则 batch-size: “批大小应该是500”" in block
+    lines = [line for line in block.splitlines() if "1000" in line]
+    assert lines and all(line.startswith("- 旧值") for line in lines)
+
+
 def test_demo_is_deterministic_and_idempotent(tmp_path: Path) -> None:
     db = tmp_path / "m.sqlite"
     first = json.loads(CliRunner().invoke(cli, ["--db", str(db), "demo", "--json"]).stdout)

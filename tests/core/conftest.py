@@ -99,6 +99,46 @@ def script(new_script: Callable[[str], Script]) -> Script:
     return new_script("sess")
 
 
+DAY_MS = 86_400_000
+START_MS = 1_796_000_000_000
+
+
+def _say(
+    store: MemoryStore, session: str, *texts: str, day: int = 0, cwd: str = "/w/app"
+) -> list[Event]:
+    """The user says `texts` in `session` of the project at `cwd` on `day`; extraction runs."""
+    from lcm_core.capture.project import record_project
+    from lcm_core.config import load_config
+    from lcm_core.extraction.run import run_extraction
+
+    record_project(store, session, cwd)
+    last = store.max_event_seq(session)
+    first = 0 if last is None else last + 1
+    events = [
+        Event(
+            session_id=session,
+            seq=first + offset,
+            type="user/message",
+            text=text,
+            role="user",
+            source_kind="user",
+            time=str(START_MS + day * DAY_MS + (first + offset) * 1000),
+        )
+        for offset, text in enumerate(texts)
+    ]
+    store.insert_events(events)
+    report = run_extraction(store, session, load_config())
+    assert report.errors == []
+    return events
+
+
+@pytest.fixture
+def say() -> Callable[..., list[Event]]:
+    """`say(store, session, *texts, day=0, cwd="/w/app")`: user messages of a project's
+    session, dated `day` days in, stored and extracted."""
+    return _say
+
+
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 

@@ -145,7 +145,7 @@ def test_the_resident_share_caps_the_resident_set_not_the_question() -> None:
     asked = Candidate("memory", "mem_q", "- the answer to the question")
     budget = 300
     _text, used, sections, kept, omitted = pack(
-        [*resident, asked], budget, estimate_tokens, Reserve(("task", "resident"), 150)
+        [*resident, asked], budget, estimate_tokens, [Reserve(("task", "resident"), 150)]
     )
     resident_tokens = sum(s["tokens"] for s in sections if s["name"] == "resident")
     assert 0 < resident_tokens <= 150 and used <= budget

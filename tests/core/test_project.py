@@ -8,9 +8,13 @@ from typing import Any
 from lcm_core import usecases
 from lcm_core.assembly.assemble import assemble
 from lcm_core.assembly.step import StepMessage
-from lcm_core.capture.project import git_top_level, project_identity, record_project
+from lcm_core.capture.project import (
+    git_top_level,
+    project_identity,
+    record_project,
+    sibling_sessions,
+)
 from lcm_core.config import load_config
-from lcm_core.retrieval.project import sibling_sessions
 from lcm_core.store.models import Session
 
 PROJECT = load_config({"memory": {"scope": "project"}, "assembly": {"language": "en"}})
