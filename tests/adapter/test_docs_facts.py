@@ -156,3 +156,12 @@ def test_the_data_model_lists_the_schemas_vocabulary(
 def test_the_data_model_lists_every_lifecycle_event() -> None:
     block = marked_block(DOCS / "data-model.md", "lifecycle")
     assert re.findall(r"`(\w+)`", block.split(":", 1)[1]) == list(models.LIFECYCLE_EVENTS)
+
+
+def test_the_section_order_described_is_the_blocks() -> None:
+    from lcm_core.assembly.render import SECTION_ORDER
+
+    text = " ".join((DOCS / "architecture.md").read_text(encoding="utf-8").split())
+    found = re.search(r"sections in the fixed order (.+?) under the token", text)
+    assert found, "docs/architecture.md no longer states the section order"
+    assert [s.strip() for s in found.group(1).split(",")] == list(SECTION_ORDER)
