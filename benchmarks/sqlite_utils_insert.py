@@ -3,7 +3,7 @@
 Three ways to write the same N synthetic DSH event rows into a fresh lcm file (schema,
 lcm's FTS triggers and pragmas included), each in one transaction:
 
-- floor: one `executemany` of the rows (the floor of README's capture figure);
+- floor: one `executemany` of the rows (the floor of the capture figure in docs/measurements.md);
 - store: today's path, `SQLiteMemoryStore.insert_events` on the parsed events;
 - insert_all: sqlite-utils `Table.insert_all(..., ignore=True)` of the same rows as dicts;
 - multirow: plain sqlite3, `INSERT OR IGNORE ... VALUES (...), (...), ...` 100 rows a

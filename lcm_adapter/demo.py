@@ -14,15 +14,18 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
 from lcm_adapter.views import explain_data
-from lcm_core.config import Config
+from lcm_core.config import Config, deep_merge
+from lcm_core.text.block_words import WORDS
 
 DATA_PACKAGE: Final = "lcm_adapter.data"
+# `assembly.language`'s values, as `lcm demo --language` takes them.
+LANGUAGES: Final = ("auto", "zh", "en")
 SESSION_FILE: Final = "demo_session.jsonl"
 DB_FILE: Final = "memory.sqlite"
 
@@ -38,6 +41,7 @@ class DemoResult:
     issues: tuple[str, ...]
     message: dict[str, Any] | None
     explained: dict[str, Any] | None
+    language: str = ""  # the language of the block's headings, `zh` or `en`
 
     @property
     def block(self) -> str:
@@ -83,6 +87,31 @@ def demo_database(db: str | None, keep: bool) -> Iterator[tuple[str, bool]]:
     finally:
         if not keep:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def with_language(config: Config, language: str | None) -> Config:
+    """The config with `assembly.language` set to `language` (unchanged when None)."""
+    if language is None:
+        return config
+    values = deep_merge(config.values, {"assembly": {"language": language}})
+    return replace(config, values=values)
+
+
+def language_hint(setting: str, language: str) -> str:
+    """Two lines: why the block's headings are in this language, and how to switch."""
+    if not language:
+        return ""
+    names = {"zh": "Chinese", "en": "English"}
+    other = "en" if language == "zh" else "zh"
+    why = (
+        f"the user writes {names[language]} here (assembly.language: auto)"
+        if setting == "auto"
+        else f"assembly.language is {setting}"
+    )
+    return (
+        f"Headings are {names[language]}: {why}.\n"
+        f"For {names[other]} headings: lcm demo --language {other}"
+    )
 
 
 def explore_commands(db: str, item_id: str | None) -> list[str]:
@@ -134,6 +163,16 @@ def run_demo(url: str, config: Config) -> DemoResult:
             issues=tuple(str(issue) for issue in report.issues),
             message=message,
             explained=explained,
+            language=_block_language(message),
         )
     finally:
         runtime.close()
+
+
+def _block_language(message: dict[str, Any] | None) -> str:
+    """`zh` or `en`: the language whose header the block starts with ("" when none)."""
+    text = "\n".join(str(part.get("text", "")) for part in (message or {}).get("content", []))
+    for language, words in WORDS.items():
+        if text.startswith(words.header.split("\n", 1)[0]):
+            return language
+    return ""

@@ -47,6 +47,10 @@ def main() -> None:
     from lcm_adapter.paths import resolve_db_url
 
     event, db, config = call
+    if db is not None and not db.strip():
+        # As the click group says it, but a hook still exits 0 and replies nothing.
+        print("lcm: --db is empty: give a path or URL, or leave --db out", file=sys.stderr)
+        sys.exit(0)
     run = run_hook(event, resolve_db_url(db), config, stdin_bytes())
     for line in run.errors:
         print(line, file=sys.stderr)

@@ -15,6 +15,7 @@ from lcm_core.assembly.log import explain_text as render_assembly
 from lcm_core.reports import diagnostics
 from lcm_core.retrieval.rank import ItemInspection
 from lcm_core.store.models import AssemblyLog, ValidationLog
+from lcm_core.text.dates import readable_time
 
 if TYPE_CHECKING:
     from lcm_adapter.runtime import MemoryRuntime
@@ -136,7 +137,8 @@ def inspect_text(runtime: MemoryRuntime, ref: str, session_id: str | None = None
     if report.kind == "event" and report.event is not None:
         event = report.event
         text = "(forgotten)" if event.store == "forgotten" else _clip(report.event_text)
-        lines = [f"seq:{event.seq}  [{event.type}, {event.source_kind or '-'}] {text}"]
+        when = readable_time(event.time)
+        lines = [f"seq:{event.seq}  [{event.type}, {event.source_kind or '-'}, {when}] {text}"]
         lines.extend(
             f"  cited by {i.id} [{i.status}] {_clip(i.content, 120)}" for i in report.derived
         )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import shutil
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -63,6 +64,18 @@ def to_text(*renderables: RenderableType) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
+# Columns that hold something a person copies into the next command (an item id, a
+# session id, `seq:N`, a rule id): never broken across lines, whatever the width, so a
+# pasted id is whole. The other columns wrap to make room.
+WHOLE_COLUMNS: Final = frozenset({"id", "item", "session", "ref", "source", "rule", "seq"})
+# The least width, in cells, each other column needs beside the whole ones; more when
+# its text quotes an id (an omission's reason names the item that replaced another).
+MIN_FREE: Final = 8
+ID_IN_TEXT: Final = re.compile(
+    r"\b(?:mem|rule)_\w+|\b[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}\b|\bseq:-?\d+"
+)
+
+
 def table(
     columns: Sequence[str],
     rows: Iterable[Sequence[Any]],
@@ -70,18 +83,47 @@ def table(
     title: str | None = None,
     right: Sequence[str] = (),
 ) -> RenderableType:
-    """A plain table with a header row under an optional title line; `right` aligns right."""
-    out = Table(
-        box=box.SIMPLE_HEAD,
-        show_edge=False,
-        pad_edge=False,
-        header_style="bold",
+    """A plain table with a header row under an optional title line; `right` aligns right.
+
+    Cells of the `WHOLE_COLUMNS` are kept on one line (a cell with spaces is not an id
+    and may still wrap); every other column folds to the width. When the whole cells
+    leave the other columns too little room, each row is printed as `column  value`
+    lines instead, so an id is never cut at any width.
+    """
+    cells = [["" if cell is None else str(cell) for cell in row] for row in rows]
+    whole = {
+        index: max([len(name), *(len(row[index]) for row in cells)])
+        for index, name in enumerate(columns)
+        if name in WHOLE_COLUMNS and not any(" " in row[index] for row in cells)
+    }
+    need = sum(
+        max([MIN_FREE, *(len(m) for row in cells for m in ID_IN_TEXT.findall(row[index]))])
+        for index in range(len(columns))
+        if index not in whole
     )
-    for name in columns:
-        out.add_column(name, justify="right" if name in right else "left", overflow="fold")
-    for row in rows:
-        out.add_row(*("" if cell is None else str(cell) for cell in row))
+    free = _width(colour_enabled()) - sum(whole.values()) - 3 * (len(columns) - 1)
+    if len(whole) < len(columns) and free < need:
+        return _records(columns, cells, title)
+    out = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
+    for index, name in enumerate(columns):
+        justify = "right" if name in right else "left"
+        if index in whole:
+            out.add_column(name, justify=justify, no_wrap=True, min_width=whole[index])
+        else:
+            out.add_column(name, justify=justify, overflow="fold")
+    for row in cells:
+        out.add_row(*row)
     return out if title is None else Group(Text(title, style="bold"), out)
+
+
+def _records(columns: Sequence[str], cells: list[list[str]], title: str | None) -> Group:
+    """The rows of a table too narrow for its ids: one block of `column  value` lines each."""
+    blocks: list[RenderableType] = [] if title is None else [Text(title, style="bold")]
+    for number, row in enumerate(cells):
+        if number:
+            blocks.append(Text(""))
+        blocks.append(pairs(list(zip(columns, row, strict=False))))
+    return Group(*blocks)
 
 
 def pairs(items: Sequence[tuple[str, Any]], *, title: str | None = None) -> RenderableType:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
@@ -116,9 +116,20 @@ class MemoryRuntime:
         self._after_capture(session_id, report, _event_type(event))
         return report
 
-    def on_events(self, session_id: str, events: Sequence[Any]) -> CaptureReport:
-        """Capture a replayed batch (idempotent), then extract and validate once."""
+    def on_events(
+        self,
+        session_id: str,
+        events: Sequence[Any],
+        committed: Callable[[CaptureReport], None] | None = None,
+    ) -> CaptureReport:
+        """Capture a replayed batch (idempotent), then extract and validate once.
+
+        `committed` hears the capture report as soon as the batch is committed, before
+        extraction runs, so a caller interrupted during extraction still counts it.
+        """
         report = capture_batch(self.store, session_id, events, self.config)
+        if committed is not None:
+            committed(report)
         types = {_event_type(event) for event in events}
         kind = "user/message" if "user/message" in types else None
         self._after_capture(session_id, report, kind, validate="assistant/message" in types)

@@ -330,7 +330,8 @@ SEARCHABLE: Final = ("events", "memory_items")
 def health(store: MemoryStore) -> Health:
     """Integrity problems, a write probe (rolled back), the schema version and the counts."""
     problems = list(store.integrity_check())
-    probe = _write_probe(store)
+    # A damaged file is not written to, not even by a probe that rolls back.
+    probe = _write_probe(store) if not problems else None
     if probe:
         problems.append(probe)
     server = store.server_report() if isinstance(store, SupportsServerReport) else None

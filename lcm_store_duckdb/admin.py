@@ -157,7 +157,7 @@ class AdminMixin:
             raw.execute("CHECKPOINT")
 
     def scrub(self) -> dict[str, Any]:
-        """Write the WAL into the file (CHECKPOINT); see the README on what DuckDB keeps."""
+        """Write the WAL into the file (CHECKPOINT); see docs/privacy.md on what DuckDB keeps."""
         self.vacuum()
         return {"checkpoint": "complete"}
 

@@ -20,6 +20,7 @@ from lcm_core.store.errors import (
 )
 from lcm_core.store.migrations import migration_plan, needs_migration, parse_version
 from lcm_core.store.queries import Dialect
+from lcm_store_sqlite.damage import damaged, has_sqlite_header
 from lcm_store_sqlite.schema import MIGRATIONS
 
 BUSY_TIMEOUT_MS = 5000
@@ -29,10 +30,16 @@ BUSY_TIMEOUT_MS = 5000
 DIALECT = Dialect(sort_apart="+{column}")
 
 
-def translate(exc: sqlite3.Error, where: str) -> StoreError:
-    """Map a driver error onto the port's error types, with a one-line message."""
+def translate(exc: sqlite3.Error, where: str, file: Path | None = None) -> StoreError:
+    """Map a driver error onto the port's error types, with a one-line message.
+
+    Corruption met in a file (`file`) is a `DamagedStoreError`: it says the file is
+    damaged, that nothing was changed in it, and where to look next.
+    """
     message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     lowered = message.lower()
+    if file is not None and ("malformed" in lowered or "corrupt" in lowered):
+        return damaged(file, message)
     if isinstance(exc, sqlite3.IntegrityError):
         return StoreConflictError(f"{where}: {message}")
     if "locked" in lowered or "busy" in lowered:
@@ -53,6 +60,7 @@ class Connection:
         self.location = location
         self.in_memory = location == ":memory:"
         self.label = "in-memory database" if self.in_memory else str(Path(location))
+        self.file = None if self.in_memory else Path(location)
         self.lock = threading.RLock()
         self._depth = 0
         self.raw = self._connect()
@@ -111,9 +119,10 @@ class Connection:
                     f"{self.label}: the database or its folder is read-only "
                     "(SQLite in WAL mode must write beside the file)"
                 ) from exc
-            raise StoreOpenError(
-                f"{self.label}: not an lcm memory database ({str(exc).splitlines()[0]})"
-            ) from exc
+            reason = str(exc).splitlines()[0]
+            if self.file is not None and has_sqlite_header(self.file):
+                raise damaged(self.file, reason) from exc
+            raise StoreOpenError(f"{self.label}: not an lcm memory database ({reason})") from exc
         if names and "meta" not in names:
             raise StoreOpenError(
                 f"{self.label}: is a SQLite database of something else (no lcm meta table)"
@@ -129,7 +138,7 @@ class Connection:
                     raise ReadOnlyStoreError(f"{self.label}: cannot switch to WAL ({mode})")
             self.raw.execute("PRAGMA synchronous = NORMAL")
         except sqlite3.Error as exc:
-            raise translate(exc, self.label) from exc
+            raise translate(exc, self.label, self.file) from exc
 
     def current_version(self) -> int:
         has_meta = self.raw.execute(
@@ -151,7 +160,7 @@ class Connection:
                 for sql, params in migration_plan(version, steps, utc_now_iso()):
                     self.raw.execute(sql, params)
         except sqlite3.Error as exc:
-            raise translate(exc, self.label) from exc
+            raise translate(exc, self.label, self.file) from exc
 
     # --- transactions ------------------------------------------------------------
     @contextlib.contextmanager
@@ -165,7 +174,7 @@ class Connection:
                 else:
                     self.raw.execute(f"SAVEPOINT lcm_sp{depth}")
             except sqlite3.Error as exc:
-                raise translate(exc, self.label) from exc
+                raise translate(exc, self.label, self.file) from exc
             self._depth += 1
             try:
                 yield
@@ -188,7 +197,7 @@ class Connection:
                 if depth == 0:
                     with contextlib.suppress(sqlite3.Error):
                         self.raw.execute("ROLLBACK")
-                raise translate(exc, self.label) from exc
+                raise translate(exc, self.label, self.file) from exc
 
     @contextlib.contextmanager
     def guarded(self, where: str) -> Iterator[sqlite3.Connection]:
@@ -197,7 +206,7 @@ class Connection:
             try:
                 yield self.raw
             except sqlite3.Error as exc:
-                raise translate(exc, f"{self.label}: {where}") from exc
+                raise translate(exc, f"{self.label}: {where}", self.file) from exc
 
     def close(self) -> None:
         with self.lock, contextlib.suppress(sqlite3.Error):

@@ -23,6 +23,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from lcm_adapter.dsh.logread import decode_line
 from lcm_core import usecases
 from lcm_core.capture.events import CaptureReport
 
@@ -184,7 +185,8 @@ def _envelopes(lines: list[bytes], cursor: Cursor) -> Iterator[Any]:
         if not raw.strip():
             continue
         try:
-            value = json.loads(raw)
+            # A byte that is not UTF-8 becomes U+FFFD: the line (a user's turn) is kept.
+            value = json.loads(decode_line(raw)[0])
         except ValueError:
             continue  # a damaged line: skipped, as a reader of a live file must
         if cursor.format == DSH:

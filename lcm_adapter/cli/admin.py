@@ -24,10 +24,13 @@ from lcm_adapter.cli.base import (
     opened_store,
     state,
 )
+from lcm_adapter.cli.damaged import damage_data, render_damage
 from lcm_adapter.paths import default_db_path, dsh_home
 from lcm_adapter.reextract import reextract_store
 from lcm_core import usecases
+from lcm_core.store.errors import DamagedStoreError
 from lcm_core.store.models import SESSION_TABLES, TABLES
+from lcm_core.store.ports import MemoryStore
 from lcm_core.store.registry import available_backends, parse_store_url
 
 # The extras a user may lack (rich, click and sqlite-utils are always installed).
@@ -84,38 +87,47 @@ def _compatibility(store: Any) -> dict[str, Any]:
 def doctor(ctx: click.Context, as_json: bool) -> None:
     """Check the store: path, schema, integrity, file modes, installed extras, host visibility."""
     cli_state = state(ctx)
-    with opened_store(ctx) as store:
-        location = parse_store_url(cli_state.db).location
-        checked = usecases.health(store)
-        problems = list(checked.problems)
-        server = checked.server
-        # A server URL is shown as the store redacts it (no password), and has no files.
-        on_disk = server is None and location != ":memory:"
-        path = Path(location)
-        data: dict[str, Any] = {
-            "url": checked.url,
-            "path": location if server is None else checked.url,
-            "server": server,
-            "schema_version": checked.schema_version,
-            "integrity": problems if problems else "ok",
-            "file_mode": _mode(path) if on_disk else None,
-            "folder_mode": _mode(path.parent) if on_disk else None,
-            "wal_mode": _mode(Path(location + "-wal")) if on_disk else None,
-            "counts": checked.counts,
-            "layout": checked.layout,
-            "paths": {
-                "db_source": _db_source(ctx),
-                "dsh_home": str(dsh_home()),
-                "default_db": str(default_db_path()),
-                "config": cli_state.config_path,
-            },
-            "versions": {"lcm": _version(), "python": platform.python_version()},
-            "backends": sorted(available_backends()),
-            "extras": {
-                name: importlib.util.find_spec(name) is not None for name in OPTIONAL_MODULES
-            },
-            "compatibility": _compatibility(store),
-        }
+    try:
+        with opened_store(ctx, reraise=(DamagedStoreError,)) as store:
+            _doctor(ctx, store, as_json)
+    except DamagedStoreError as exc:
+        data = damage_data(exc.report(), cli_state.db, str(exc))
+        emit(as_json, data, render_damage)
+        ctx.exit(EXIT_FAILURE)
+
+
+def _doctor(ctx: click.Context, store: MemoryStore, as_json: bool) -> None:
+    """The report of a store that opened."""
+    cli_state = state(ctx)
+    location = parse_store_url(cli_state.db).location
+    checked = usecases.health(store)
+    problems = list(checked.problems)
+    server = checked.server
+    # A server URL is shown as the store redacts it (no password), and has no files.
+    on_disk = server is None and location != ":memory:"
+    path = Path(location)
+    data: dict[str, Any] = {
+        "url": checked.url,
+        "path": location if server is None else checked.url,
+        "server": server,
+        "schema_version": checked.schema_version,
+        "integrity": problems if problems else "ok",
+        "file_mode": _mode(path) if on_disk else None,
+        "folder_mode": _mode(path.parent) if on_disk else None,
+        "wal_mode": _mode(Path(location + "-wal")) if on_disk else None,
+        "counts": checked.counts,
+        "layout": checked.layout,
+        "paths": {
+            "db_source": _db_source(ctx),
+            "dsh_home": str(dsh_home()),
+            "default_db": str(default_db_path()),
+            "config": cli_state.config_path,
+        },
+        "versions": {"lcm": _version(), "python": platform.python_version()},
+        "backends": sorted(available_backends()),
+        "extras": {name: importlib.util.find_spec(name) is not None for name in OPTIONAL_MODULES},
+        "compatibility": _compatibility(store),
+    }
     emit(as_json, data, _render_doctor)
     if problems:
         ctx.exit(EXIT_FAILURE)

@@ -132,11 +132,17 @@ def no_database_message(path: Path, given: bool) -> str:
 
 
 @contextmanager
-def opened_store(ctx: click.Context, *, create: bool = False) -> Iterator[MemoryStore]:
+def opened_store(
+    ctx: click.Context,
+    *,
+    create: bool = False,
+    reraise: tuple[type[StoreError], ...] = (),
+) -> Iterator[MemoryStore]:
     """The store the global options name, closed afterwards; a failure to open is one line.
 
     Only a command that adds memory passes `create=True`: a read command on a missing
-    file fails with one line and leaves nothing behind.
+    file fails with one line and leaves nothing behind. Errors of the `reraise` types
+    reach the caller (doctor reports a damaged file instead of failing in one line).
     """
     from lcm_adapter.paths import missing_database
 
@@ -147,6 +153,8 @@ def opened_store(ctx: click.Context, *, create: bool = False) -> Iterator[Memory
         fail(no_database_message(missing, cli_state.db_given))
     try:
         store = open_store(url)
+    except reraise:
+        raise
     except StoreError as exc:
         fail(str(exc))
     try:

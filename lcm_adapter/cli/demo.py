@@ -11,7 +11,14 @@ from rich.text import Text
 
 from lcm_adapter import render
 from lcm_adapter.cli.base import emit, json_option, state
-from lcm_adapter.demo import demo_database, explore_commands, run_demo
+from lcm_adapter.demo import (
+    LANGUAGES,
+    demo_database,
+    explore_commands,
+    language_hint,
+    run_demo,
+    with_language,
+)
 
 # Where the "explore it" commands build a demo that stays, when the demo's own was removed.
 REUSE_DB: Final = "lcm-demo.sqlite"
@@ -21,14 +28,23 @@ REUSE_DB: Final = "lcm-demo.sqlite"
 @click.option(
     "--keep", is_flag=True, help="Keep the temporary database (removed at exit otherwise)."
 )
+@click.option(
+    "--language",
+    type=click.Choice(LANGUAGES),
+    default=None,
+    help="The block's headings: auto (the user's language), zh or en (sets assembly.language).",
+)
 @json_option
 @click.pass_context
-def demo(ctx: click.Context, keep: bool, as_json: bool) -> None:
+def demo(ctx: click.Context, keep: bool, language: str | None, as_json: bool) -> None:
     """Ingest a bundled DSH session (EN/中文) and show the memory block of its next step."""
     explicit = ctx.find_root().params.get("db")
+    config = with_language(state(ctx).config(), language)
     with demo_database(explicit or None, keep) as (url, temporary):
-        result = run_demo(url, state(ctx).config())
+        result = run_demo(url, config)
     data = result.to_dict()
+    data["language"] = result.language
+    data["language_hint"] = language_hint(config.assembly.language, result.language)
     removed = temporary and not keep
     assembly = (result.explained or {}).get("assembly") or {}
     first_item = next(iter(assembly.get("item_ids") or []), None)
@@ -52,6 +68,7 @@ def _render(data: dict[str, Any]) -> str:
             style="dim",
         ),
         *(Text(f"issue: {issue}", style="yellow") for issue in data["issues"]),
+        *([Text(data["language_hint"], style="dim")] if data["language_hint"] else []),
         Rule("the memory block the next step gets", align="left"),
     ]
     # The block is printed verbatim: never wrapped, cropped or parsed for markup.

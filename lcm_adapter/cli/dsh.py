@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -258,7 +257,7 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...], as_json: bool, quiet: bo
     report = IngestReport()
     try:
         with IngestProgress(found.files, quiet) as progress:
-            report = ingest_files(runtime, found.files, _keep(report, progress))
+            ingest_files(runtime, found.files, progress, report)
     except KeyboardInterrupt:
         # Each batch commits on its own: what was stored stays, and a rerun skips it.
         message = (
@@ -281,16 +280,6 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...], as_json: bool, quiet: bo
         sys.exit(EXIT_FAILURE)
 
 
-def _keep(holder: IngestReport, progress: IngestProgress) -> Callable[[IngestReport, Path], None]:
-    """A progress callback that also keeps the latest totals for an interrupted run."""
-
-    def tell(report: IngestReport, path: Path) -> None:
-        holder.inserted, holder.events, holder.files = report.inserted, report.events, report.files
-        progress(report, path)
-
-    return tell
-
-
 def _print_skipped(skipped: list[Skipped]) -> None:
     for skip in skipped[:SKIPPED_SHOWN]:
         click.echo(f"lcm: skipped {skip}", err=True)
@@ -305,14 +294,22 @@ def _print_report(report: IngestReport, as_json: bool) -> None:
     if not as_json:
         for issue in report.issues:
             click.echo(f"lcm: {issue}", err=True)
+        for note in report.repaired:
+            click.echo(f"lcm: {note}", err=True)
     if as_json:
         click.echo(json.dumps(data, ensure_ascii=False, sort_keys=True, indent=2))
         return
     _print_skipped(report.skipped)
+    repaired = (
+        f"; {report.replaced_bytes} bytes that were not UTF-8 read as U+FFFD in "
+        f"{len(report.repaired)} lines"
+        if report.repaired
+        else ""
+    )
     click.echo(
         f"{data['events']} events from {data['files']} files in {data['sessions']} sessions: "
         f"{data['inserted']} new, {data['duplicates']} already stored "
-        f"({data['events_per_second']:,.0f} events/s)"
+        f"({data['events_per_second']:,.0f} events/s){repaired}"
     )
 
 

@@ -2,6 +2,8 @@
 
 A fresh install has no database yet, and a read command must not create one, so
 status explains the next steps instead of failing (or leaving an empty file behind).
+A database that holds no session (never used, or after `lcm purge --all`) gets the same
+screen and the same exit code 0: it is not an error to have no memory yet.
 """
 
 from __future__ import annotations
@@ -12,12 +14,13 @@ from typing import Any
 from lcm_adapter.paths import dsh_home
 
 
-def first_run_data(database: Path) -> dict[str, Any]:
-    """The first-run screen as data (`--json` prints it as it is)."""
+def first_run_data(database: Path | str, *, exists: bool = False) -> dict[str, Any]:
+    """The first-run screen as data (`--json` prints it as it is); `exists` when the
+    database is there but holds no session."""
     sessions = dsh_home() / "sessions"
     return {
         "database": str(database),
-        "exists": False,
+        "exists": exists,
         "next_steps": [
             {
                 "what": "try it on a bundled session (a temporary database)",
@@ -33,7 +36,7 @@ def first_run_data(database: Path) -> dict[str, Any]:
             },
             {
                 "what": "Claude Code or another MCP client",
-                "command": "see docs/cli.md (lcm hook, lcm mcp)",
+                "command": "see docs/claude-code.md (lcm hook), docs/cli.md (lcm mcp)",
             },
         ],
     }
@@ -45,7 +48,9 @@ def render_first_run(data: dict[str, Any]) -> str:
     lines = [
         "long-conversation-memory: no memory yet",
         f"database: {data['database']}",
-        "          (not created yet: the first captured event creates it)",
+        "          (it holds no session yet: the first captured event adds one)"
+        if data["exists"]
+        else "          (not created yet: the first captured event creates it)",
         "",
         "next steps:",
     ]

@@ -97,6 +97,12 @@ def cli(ctx: click.Context, db: str | None, config_path: str | None, debug: bool
 
     Start with `lcm demo`. Colours are off when output is piped or NO_COLOR is set.
     """
+    if db is not None and not db.strip():
+        # An empty --db (an unset shell variable, `--db "$DB"`) must not mean the default.
+        raise click.BadParameter(
+            "is empty: give a path or URL, or leave --db out for the default database",
+            param_hint="--db",
+        )
     ctx.obj = CliState(
         db=resolve_db_url(db), config_path=config_path, debug=debug, db_given=db_given(db)
     )

@@ -28,6 +28,7 @@ from lcm_adapter.views import (
 )
 from lcm_core import usecases
 from lcm_core.reports.diagnostics import EVENT_LABEL
+from lcm_core.text.dates import readable_time
 
 SEARCH_LIMIT: Final = 10
 # A long query (a pasted paragraph) is shown clipped in the heading; --json keeps it whole.
@@ -47,6 +48,10 @@ def status(ctx: click.Context, session: str | None, as_json: bool) -> None:
         emit(as_json, first_run_data(missing), render_first_run)
         return
     with opened_store(ctx) as store:
+        if session is None and not usecases.sessions(store):
+            # Empty (new, or after `purge --all`): the same screen as a fresh install.
+            emit(as_json, first_run_data(store.url, exists=True), render_first_run)
+            return
         session_id = resolve_session(store, session)
         data = status_data(store, session_id, state(ctx).config())
     emit(as_json, data, _render_status)
@@ -170,7 +175,7 @@ def _render_event(data: dict[str, Any]) -> str:
     rows = [
         ("event", f"seq:{event['seq']} of session {event['session_id']}"),
         ("type", f"{event['type']} ({event['role'] or '-'}, {event['source_kind'] or '-'})"),
-        ("time", event["time"] or "-"),
+        ("time", readable_time(event["time"])),
         ("store", event["store"]),
         ("text", "(forgotten)" if event["store"] == "forgotten" else data["event_text"]),
     ]
@@ -304,22 +309,40 @@ def search(
 
 
 def _render_search(data: dict[str, Any]) -> str:
+    # One session's results name it once, in the titles: its id is as long as an item's,
+    # and the two side by side leave the content no room at 100 columns.
+    rows = [*data["items"], *data["events"]]
+    one = all(row["session"] == data["session"] for row in rows)
+    where = f" in session {data['session']}" if one and rows else ""
+    first = ("score", "id") if one else ("score", "id", "session")
     items = render.table(
-        ("score", "id", "session", "kind", "content"),
+        (*first, "kind", "content"),
         (
-            (f"{i['score']:.3f}", i["id"], i["session"], i["kind"], _clip(i["content"], 160))
+            (
+                f"{i['score']:.3f}",
+                i["id"],
+                *(() if one else (i["session"],)),
+                i["kind"],
+                _clip(i["content"], 160),
+            )
             for i in data["items"]
         ),
-        title=f"memory items for {_clip(data['query'], QUERY_SHOWN)!r} ({len(data['items'])})",
+        title=f"memory items for {_clip(data['query'], QUERY_SHOWN)!r}{where} ({len(data['items'])})",
         right=("score",),
     )
     events = render.table(
-        ("session", "seq", "type", "source", "text"),
+        (*(() if one else ("session",)), "seq", "type", "source", "text"),
         (
-            (e["session"], e["seq"], e["type"], e["source_kind"] or "-", _clip(e["text"], 160))
+            (
+                *(() if one else (e["session"],)),
+                e["seq"],
+                e["type"],
+                e["source_kind"] or "-",
+                _clip(e["text"], 160),
+            )
             for e in data["events"]
         ),
-        title=f"events ({len(data['events'])})",
+        title=f"events{where} ({len(data['events'])})",
         right=("seq",),
     )
     return render.to_text(items, events)

@@ -45,6 +45,8 @@ def import_command(ctx: click.Context, path: Path, as_json: bool) -> None:
         "renumbered": result.renumbered,
         "rows_added": result.rows_added,
         "rows_skipped": result.rows_skipped,
+        "meta_set": result.meta_set,
+        "meta_kept": result.meta_kept,
     }
     emit(as_json, data, _render_import)
 
@@ -58,12 +60,15 @@ def _expected(path: Path) -> dict[str, int]:
 
 
 def _render_import(d: dict[str, Any]) -> str:
-    added = ", ".join(f"{t}={n}" for t, n in d["added"].items() if n) or "nothing"
+    added = ", ".join(f"{t}={n}" for t, n in d["added"].items() if n and t != "meta")
     lines = [
         f"imported {d['rows_added']} rows into {d['database']} from {d['source']} "
-        f"({d['format']}, schema v{d['schema_version']}): {added}",
-        f"skipped {d['rows_skipped']} rows already stored",
+        f"({d['format']}, schema v{d['schema_version']}): {added or 'nothing'}",
+        f"meta (schema, cursors, settings): {d['meta_set']} keys set, {d['meta_kept']} "
+        "kept as they were",
     ]
+    if d["rows_skipped"]:
+        lines.append(f"skipped {d['rows_skipped']} rows already stored")
     if d["renumbered"]:
         moved = ", ".join(f"{t}={n}" for t, n in d["renumbered"].items())
         lines.append(f"under new generated ids (theirs were taken): {moved}")

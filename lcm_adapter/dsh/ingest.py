@@ -16,8 +16,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from lcm_adapter.dsh.logread import Damage, Line, MissingZstdError, is_compressed, read_lines
+from lcm_adapter.dsh.logread import (
+    Damage,
+    Line,
+    MissingZstdError,
+    decode_line,
+    is_compressed,
+    read_lines,
+)
 from lcm_adapter.runtime import MemoryRuntime
+from lcm_core.capture.events import CaptureReport
 
 BATCH: Final = 2000
 # Log file names of DSH 0.1 (`session.jsonl`) and 0.2 (`session.v4.jsonl`), plain or zstd.
@@ -56,6 +64,9 @@ class IngestReport:
     skipped: list[Skipped] = field(default_factory=list)
     files_done: int = 0
     plain_bytes: int = 0  # bytes of plain-text log lines read (progress within a file)
+    # Lines kept with bytes that were not UTF-8 read as U+FFFD: noted, not failures.
+    repaired: list[Issue] = field(default_factory=list)
+    replaced_bytes: int = 0
 
     @property
     def rate(self) -> float:
@@ -71,6 +82,8 @@ class IngestReport:
             "duplicates": self.duplicates,
             "issues": [str(issue) for issue in self.issues],
             "skipped": [str(skip) for skip in self.skipped],
+            "repaired": [str(note) for note in self.repaired],
+            "replaced_bytes": self.replaced_bytes,
             "seconds": round(self.seconds, 3),
             "events_per_second": round(self.rate, 1),
         }
@@ -103,8 +116,13 @@ class Discovery:
     skipped: list[Skipped] = field(default_factory=list)
 
 
-def not_a_session_log(path: Path) -> str | None:
-    """Why a `*.jsonl*` file is not a DSH session log (its first line must be the header)."""
+def not_a_session_log(path: Path, *, headerless: bool = False) -> str | None:
+    """Why a file is not a DSH session log (its first line must be the header); None if it is.
+
+    With `headerless`, a log whose first line is already an event envelope (its header
+    lost) passes too: its folder names the session. That is for a file named on the
+    command line; a folder's files need their header.
+    """
     try:
         first = next(read_lines(path, []), None)
     except MissingZstdError:
@@ -114,25 +132,43 @@ def not_a_session_log(path: Path) -> str | None:
     if first is None:
         return "empty"
     try:
-        value = json.loads(first.data)
+        value = json.loads(decode_line(first.data)[0])
     except ValueError:
         return "first line is not JSON"
-    if not (isinstance(value, dict) and value.get("type") == "session" and value.get("id")):
-        return "first line is not a DSH session line"
-    return None
+    if isinstance(value, dict) and value.get("type") == "session" and value.get("id"):
+        return None
+    if headerless and _is_envelope(value):
+        return None
+    return "first line is not a DSH session line"
+
+
+def _is_envelope(value: Any) -> bool:
+    """A DSH event line: a type, and a seq (or a packed row's seq0)."""
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("type"), str)
+        and (isinstance(value.get("seq"), int) or isinstance(value.get("seq0"), int))
+    )
 
 
 def discover(paths: Iterable[Path]) -> Discovery:
-    """The session logs under the given paths, each once; a file named directly is always read.
+    """The session logs under the given paths, each once, and the files passed over.
 
-    In a folder every `*.jsonl`, `*.jsonl.zst` and `*.jsonl.zstd` whose first line is a
-    DSH `session` line is a log; every other file is listed as skipped with the reason.
+    A file named directly is read whatever its name, when its first line is a DSH
+    `session` line or an event (a log that lost its header); an empty file or one that
+    is not a session log is skipped with the reason, so it never leaves an empty database
+    behind. In a folder every `*.jsonl`, `*.jsonl.zst` and `*.jsonl.zstd` whose first
+    line is a DSH `session` line is a log; every other file is skipped with the reason.
     """
     found = Discovery()
     seen: dict[Path, None] = {}
     for path in paths:
         if path.is_file():
-            seen[path] = None
+            reason = not_a_session_log(path, headerless=True)
+            if reason is None:
+                seen[path] = None
+            else:
+                found.skipped.append(Skipped(str(path), reason))
         elif path.is_dir():
             for candidate in sorted(path.rglob("*")):
                 if not candidate.is_file() or candidate in seen:
@@ -163,10 +199,14 @@ def ingest_paths(
 
 
 def ingest_files(
-    runtime: MemoryRuntime, files: Iterable[Path], progress: Progress | None = None
+    runtime: MemoryRuntime,
+    files: Iterable[Path],
+    progress: Progress | None = None,
+    report: IngestReport | None = None,
 ) -> IngestReport:
-    """Ingest these log files, in order, into one report."""
-    report = IngestReport()
+    """Ingest these log files, in order, into one report (`report`, when given, is filled
+    as batches commit, so a caller stopped by Ctrl-C knows exactly what was stored)."""
+    report = IngestReport() if report is None else report
     started = time.perf_counter()
     for path in files:
         ingest_file(runtime, path, report, progress, started)
@@ -176,14 +216,15 @@ def ingest_files(
 
 
 def _parsed(path: Path, lines: Iterator[Line], report: IngestReport) -> Iterator[tuple[int, Any]]:
-    """JSON values of the lines; unparseable lines become issues."""
+    """JSON values of the lines; unparseable lines become issues, repaired ones notes."""
     plain = not is_compressed(path)
     for line in lines:
         report.lines += 1
         if plain:
             report.plain_bytes += len(line.data) + 1
+        text, replaced = decode_line(line.data)
         try:
-            yield line.number, json.loads(line.data)
+            value = json.loads(text)
         except ValueError:
             reason = (
                 "truncated last line (the log may still be being written)"
@@ -191,6 +232,12 @@ def _parsed(path: Path, lines: Iterator[Line], report: IngestReport) -> Iterator
                 else "line is not valid JSON"
             )
             report.issues.append(Issue(str(path), line.number, reason))
+            continue
+        if replaced:
+            report.replaced_bytes += replaced
+            note = f"{replaced} bytes that are not UTF-8 read as U+FFFD; the line is kept"
+            report.repaired.append(Issue(str(path), line.number, note))
+        yield line.number, value
 
 
 def ingest_file(
@@ -261,11 +308,16 @@ def _flush(
     numbers: list[int],
     report: IngestReport,
 ) -> None:
-    capture = runtime.on_events(session_id, batch)
-    report.sessions.add(session_id)
-    report.events += capture.rows  # a packed chunk row counts as the events it holds
-    report.inserted += capture.inserted
-    report.duplicates += capture.duplicates
+
+    def count(capture: CaptureReport) -> None:
+        # Counted when the batch commits, before extraction runs: a Ctrl-C during
+        # extraction must not make a committed batch look lost.
+        report.sessions.add(session_id)
+        report.events += capture.rows  # a packed chunk row counts as the events it holds
+        report.inserted += capture.inserted
+        report.duplicates += capture.duplicates
+
+    capture = runtime.on_events(session_id, batch, committed=count)
     for problem in capture.errors:
         line = numbers[problem.index] if 0 <= problem.index < len(numbers) else None
         report.issues.append(Issue(str(path), line, problem.reason))

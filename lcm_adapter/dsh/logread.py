@@ -175,3 +175,17 @@ def _frames_to_lines(
                 yield Line(number, data)
     if carry.strip():
         yield Line(number + 1, carry.rstrip(b"\r"), complete=False)
+
+
+def decode_line(data: bytes) -> tuple[str, int]:
+    """A log line as text, and how many bytes of it were not UTF-8.
+
+    A byte that is not UTF-8 (a torn write, a tool's binary output) becomes U+FFFD and
+    the line is kept: dropping it would drop the whole turn, and with it what the user
+    said. The count leaves out U+FFFD characters the line already held.
+    """
+    try:
+        return data.decode("utf-8-sig"), 0  # a byte-order mark is not content
+    except UnicodeDecodeError:
+        text = data.decode("utf-8-sig", errors="replace")
+        return text, text.count("\ufffd") - data.count("\ufffd".encode())

@@ -240,7 +240,7 @@ def scrub(store: MemoryStore) -> dict[str, Any]:
     """Wipe erased text from the store's files where the backend can; what it did."""
     if isinstance(store, SupportsScrub):
         return store.scrub()
-    return {"checkpoint": "not supported by this backend (see the README)"}
+    return {"checkpoint": "not supported by this backend (see docs/privacy.md)"}
 
 
 # --- remember ---------------------------------------------------------------------------

@@ -64,13 +64,24 @@ class ImportResult:
     skipped: dict[str, int] = field(default_factory=dict)
     renumbered: dict[str, int] = field(default_factory=dict)
 
+    # `meta` holds settings and cursors, not rows a person put there: the database's own
+    # schema key is always kept, so it is counted apart from the rows (`meta_set`,
+    # `meta_kept`) and a fresh import never says it skipped rows "already stored".
     @property
     def rows_added(self) -> int:
-        return sum(self.added.values())
+        return sum(n for table, n in self.added.items() if table != "meta")
 
     @property
     def rows_skipped(self) -> int:
-        return sum(self.skipped.values())
+        return sum(n for table, n in self.skipped.items() if table != "meta")
+
+    @property
+    def meta_set(self) -> int:
+        return self.added.get("meta", 0)
+
+    @property
+    def meta_kept(self) -> int:
+        return self.skipped.get("meta", 0)
 
 
 @dataclass(slots=True)

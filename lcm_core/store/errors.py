@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
 
 class StoreError(Exception):
     """Any storage failure, with a one-line message a person can act on."""
@@ -9,6 +12,34 @@ class StoreError(Exception):
 
 class StoreOpenError(StoreError):
     """The database could not be opened: not a database, corrupt, or unreadable."""
+
+
+@dataclass(frozen=True, slots=True)
+class DamageReport:
+    """What can still be read of a damaged database file, read without writing to it."""
+
+    path: str
+    reason: str
+    size: int
+    header: str  # what the file's first page says (format, page size, pages)
+    readable: Mapping[str, int] = field(default_factory=dict)  # table -> rows counted
+    unreadable: Mapping[str, str] = field(default_factory=dict)  # table -> the error
+    checks: tuple[str, ...] = ()  # the first findings of the backend's own check
+    side_files: tuple[str, ...] = ()  # a -wal or -journal beside it, not read here
+
+
+class DamagedStoreError(StoreOpenError):
+    """The file is this backend's database format, but damaged (torn, truncated,
+    overwritten in part). Opening it changed nothing in it; `report()` says what can
+    still be read, so a face can tell the user what is left and how to recover."""
+
+    def __init__(self, message: str, assess: Callable[[], DamageReport] | None = None) -> None:
+        super().__init__(message)
+        self._assess = assess
+
+    def report(self) -> DamageReport | None:
+        """The damage report (worked out now: counting rows costs time), or None."""
+        return None if self._assess is None else self._assess()
 
 
 class StoreBusyError(StoreError):

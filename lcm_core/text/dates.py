@@ -219,3 +219,21 @@ def instant(time: str | None) -> int | None:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=dt.UTC)
     return int(moment.timestamp() * 1000)
+
+
+def readable_time(value: str | None) -> str:
+    """A stored event time as a person reads it: ISO 8601 in UTC for the epoch
+    milliseconds DSH writes (`1796000073400` -> `2026-11-30T00:01:13.400+00:00`); any
+    other value as it was stored, `-` when there is none. For display only: the stored
+    value, `--json` and the block keep what the host wrote."""
+    if not value:
+        return "-"
+    text = value.strip()
+    if text.isdigit() and 9 <= len(text) <= 14:
+        seconds = int(text) / (1000 if len(text) > 10 else 1)
+        try:
+            moment = dt.datetime.fromtimestamp(seconds, dt.UTC)
+        except (OverflowError, OSError, ValueError):
+            return text
+        return moment.isoformat(timespec="milliseconds" if len(text) > 10 else "seconds")
+    return text

@@ -145,3 +145,36 @@ def test_the_bundled_session_is_a_dsh_log(tmp_path: Path) -> None:
 def test_demo_both_modes_exit_zero(tmp_path: Path, flag: list[str]) -> None:
     result = CliRunner().invoke(cli, ["--db", str(tmp_path / "m.sqlite"), "demo", *flag])
     assert result.exit_code == 0 and result.stderr == ""
+
+
+def test_demo_says_why_its_block_is_chinese_and_how_to_switch(tmp_path: Path) -> None:
+    """The bilingual session gives a Chinese block under `auto`; the first screen says so,
+    and the command it names gives the English block (quotes keep their own language)."""
+    db = tmp_path / "m.sqlite"
+    shown = CliRunner().invoke(cli, ["--db", str(db), "demo"]).stdout
+    before_block = shown.split("the memory block the next step gets", 1)[0]
+    assert "Headings are Chinese" in before_block and "assembly.language" in before_block
+    assert "For English headings: lcm demo --language en\n" in before_block
+    english = json.loads(
+        CliRunner().invoke(cli, ["--db", str(db), "demo", "--language", "en", "--json"]).stdout
+    )
+    assert english["language"] == "en" and not english["block"].startswith(HEADER)
+    assert english["block"].startswith("[long-conversation-memory")
+    assert "预算不超过3000元（含税）" in english["block"]
+    assert "For Chinese headings: lcm demo --language zh" in english["language_hint"]
+
+
+def test_demo_language_agrees_with_a_config_file(tmp_path: Path) -> None:
+    """`--language en` is `assembly.language = "en"`: the same English block (its lines
+    compared as a set: two fresh files may order the rules of one message apart)."""
+    setting = tmp_path / "en.json"
+    setting.write_text('{"assembly": {"language": "en"}}', encoding="utf-8")
+    by_file = CliRunner().invoke(
+        cli, ["--config", str(setting), "--db", str(tmp_path / "a.sqlite"), "demo", "--json"]
+    )
+    by_flag = CliRunner().invoke(
+        cli, ["--db", str(tmp_path / "b.sqlite"), "demo", "--language", "en", "--json"]
+    )
+    file_block, flag_block = (json.loads(r.stdout)["block"] for r in (by_file, by_flag))
+    assert file_block.startswith("[long-conversation-memory")
+    assert sorted(file_block.splitlines()) == sorted(flag_block.splitlines())

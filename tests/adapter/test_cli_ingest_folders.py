@@ -91,11 +91,11 @@ def test_ctrl_c_says_what_was_committed_and_a_rerun_resumes(
     real = MemoryRuntime.on_events
     calls = {"n": 0}
 
-    def interrupted(self: MemoryRuntime, session_id: str, events: list) -> object:
+    def interrupted(self: MemoryRuntime, session_id: str, events: list, **kwargs: object) -> object:
         calls["n"] += 1
         if calls["n"] == 4:
             raise KeyboardInterrupt
-        return real(self, session_id, events)
+        return real(self, session_id, events, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(MemoryRuntime, "on_events", interrupted)
     db = tmp_path / "m.sqlite"

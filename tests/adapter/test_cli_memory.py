@@ -112,7 +112,7 @@ def test_search_both_modes(demo_db: Path, query: str) -> None:
     assert data["events"], "the demo session mentions every query"
     assert all({"seq", "type", "text", "score"} <= set(e) for e in data["events"])
     text = run(demo_db, "search", *query.split()).stdout
-    assert "memory items for" in text and "events (" in text
+    assert "memory items for" in text and f"events in session {SESSION} (" in text
 
 
 def test_search_needs_words(demo_db: Path) -> None:
@@ -164,6 +164,10 @@ def test_unknown_session_fails(demo_db: Path) -> None:
 
 
 def test_empty_database_says_what_to_do(tmp_path: Path) -> None:
+    """Status of an empty store is the first-run screen (exit 0, as a fresh install);
+    a command that needs a session says which command gives it one."""
     open_store(str(tmp_path / "empty.sqlite")).close()
     result = run(tmp_path / "empty.sqlite", "status")
-    assert result.exit_code == 1 and "lcm demo" in result.stderr
+    assert result.exit_code == 0 and "lcm demo" in result.stdout
+    needs = run(tmp_path / "empty.sqlite", "explain")
+    assert needs.exit_code == 1 and "lcm demo" in needs.stderr

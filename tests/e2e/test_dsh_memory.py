@@ -157,7 +157,7 @@ def test_h_a_private_span_never_reaches_the_database(
     assert exported.exit_code == 0, exported.output
     dumped = "".join(p.read_text("utf-8") for p in out.glob("*.jsonl"))
     assert "[private]" in dumped and secret not in dumped and chinese not in dumped
-    # What lcm cannot reach (the README says so): the host's own log keeps the clear text.
+    # What lcm cannot reach (docs/privacy.md says so): the host's own log keeps the clear text.
     logs = [p for p in s.session_log().rglob("*") if p.is_file()]
     log_text = b"".join(line.data for log in logs for line in read_lines(log, []))
     assert secret.encode() in log_text

@@ -1,7 +1,7 @@
 """Reliability tests: the `reliability` marker, the `--full` switch, and the figures file.
 
 Every test in this folder is marked `reliability`. The default counts keep the folder
-quick; `--full` (or `LCM_RELIABILITY_FULL=1`) runs the large counts the README quotes.
+quick; `--full` (or `LCM_RELIABILITY_FULL=1`) runs the large counts docs/measurements.md quotes.
 When `LCM_RELIABILITY_FIGURES` names a file, the figures the tests measured are written
 there as JSON at the end of the run (`report.py` reads it).
 

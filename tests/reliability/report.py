@@ -1,4 +1,4 @@
-"""Run the reliability tests and print their figures as a Markdown section for the README.
+"""Run the reliability tests and print their figures as a Markdown section for docs/measurements.md.
 
     python tests/reliability/report.py            # default counts (a couple of minutes)
     python tests/reliability/report.py --full     # the large counts

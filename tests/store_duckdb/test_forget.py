@@ -1,4 +1,4 @@
-"""Forgetting on a DuckDB store: the same tombstones, and what its file keeps (see README)."""
+"""Forgetting on a DuckDB store: the same tombstones, and what its file keeps (see docs/privacy.md)."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def test_a_forgotten_item_leaves_search_blocks_and_exports(tmp_path: Path) -> No
 
 
 def test_a_duckdb_export_of_the_store_holds_no_byte_of_it(tmp_path: Path) -> None:
-    """DuckDB's CHECKPOINT may leave freed blocks in the file; a fresh copy (the README's
+    """DuckDB's CHECKPOINT may leave freed blocks in the file; a fresh copy (docs/privacy.md's
     step for DuckDB) holds only the live rows, so none of the forgotten bytes."""
     path = tmp_path / "m.duckdb"
     store, item_id = _store(path)
