@@ -44,10 +44,10 @@ def main() -> None:
         cli_main()
         return
     from lcm_adapter.claude.run import run_hook, stdin_bytes
-    from lcm_adapter.paths import resolve_db_url
+    from lcm_adapter.paths import db_given, resolve_db_url
 
     event, db, config = call
-    run = run_hook(event, resolve_db_url(db), config, stdin_bytes())
+    run = run_hook(event, resolve_db_url(db), config, stdin_bytes(), named=db_given(db))
     for line in run.errors:
         print(line, file=sys.stderr)
     if run.reply is not None:
