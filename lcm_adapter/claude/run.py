@@ -58,12 +58,3 @@ def run_hook(
     if reply is not None:
         run.reply = json.dumps(reply, ensure_ascii=False, sort_keys=True)
     return run
-
-
-def stdin_bytes() -> bytes:
-    """The hook's stdin as bytes, whatever kind of stream it is."""
-    stream = sys.stdin
-    buffer = getattr(stream, "buffer", None)
-    if buffer is not None:
-        return bytes(buffer.read())
-    return stream.read().encode("utf-8", errors="replace")
