@@ -19,14 +19,16 @@ from typing import Any, Final
 
 # Claude Code event -> (our `lcm hook` event, matcher or None). SessionStart has no
 # matcher so it runs for every source: startup, resume, clear and compact. Claude Code
-# runs hooks one after another on the prompt's path, so only what memory needs is here:
-# the tool hooks (`pre-tool-use` for preconditions) are added by hand when wanted, and
-# `Stop` already captures the whole turn, so `SessionEnd` would read nothing new.
+# runs hooks one after another on the prompt's path, so only what memory needs is here
+# (the tool hooks, `pre-tool-use` for preconditions, are added by hand when wanted).
+# `Stop` can run before the turn's last reply is in the transcript; `SessionEnd` runs
+# when the session ends and takes it in.
 HOOKS: Final[tuple[tuple[str, str, str | None], ...]] = (
     ("SessionStart", "session-start", None),
     ("UserPromptSubmit", "user-prompt-submit", None),
     ("PreCompact", "pre-compact", None),
     ("Stop", "stop", None),
+    ("SessionEnd", "session-end", None),
 )
 SETTINGS_FILE: Final = "settings.json"
 # The settings lcm's hooks read: memory shared by the sessions of one project.

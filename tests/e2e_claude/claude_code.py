@@ -130,6 +130,8 @@ class Home:
             "ANTHROPIC_API_KEY": "sk-ant-fake-e2e",
             "DISABLE_AUTOUPDATER": "1",
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            # lcm's warm hook server leaves soon after the test's last prompt.
+            "LCM_HOOK_SERVER_IDLE": os.environ.get("LCM_HOOK_SERVER_IDLE", "60"),
             **self.env_extra,
         }
 
@@ -166,19 +168,68 @@ class Home:
             )
         return run
 
+    def live(self, project: Path) -> Live:
+        """One `claude` process taking prompts as stream-json, as an interactive session does."""
+        args = [str(self.exe), "-p", "--input-format", "stream-json"]
+        args += ["--output-format", "stream-json", "--verbose"]
+        process = subprocess.Popen(
+            args,
+            cwd=project,
+            env=self.env(),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        return Live(process)
+
     def transcripts(self, project: Path) -> list[Path]:
         """The project's session transcripts, oldest first."""
         folder = self.claude_dir / "projects" / _project_folder(project)
         return sorted(folder.glob("*.jsonl"), key=lambda p: p.stat().st_mtime_ns)
+
+    def stop_servers(self) -> None:
+        """Send lcm's warm hook servers away: each leaves when its socket file is gone."""
+        for sock in self.db.parent.glob(".lcm-hooks-*.sock"):
+            sock.unlink(missing_ok=True)
 
     def hook_log(self) -> str:
         path = self.db.parent / "hooks.log"
         return path.read_text(encoding="utf-8") if path.exists() else ""
 
 
+@dataclass
+class Live:
+    """A running `claude` that takes one prompt at a time on stdin."""
+
+    process: subprocess.Popen[str]
+    results: list[dict[str, Any]] = field(default_factory=list)
+
+    def say(self, prompt: str) -> dict[str, Any]:
+        """Send a prompt and wait for its result line (the turn is over then)."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        line = {"type": "user", "message": {"role": "user", "content": prompt}}
+        self.process.stdin.write(json.dumps(line, ensure_ascii=False) + "\n")
+        self.process.stdin.flush()
+        for raw in self.process.stdout:
+            value = json.loads(raw)
+            if value.get("type") == "result":
+                self.results.append(value)
+                return dict(value)
+        raise AssertionError(f"claude ended before answering: {self.close()}")
+
+    def close(self) -> str:
+        """End the session (stdin closed) and return what it wrote on stderr."""
+        if self.process.stdin is not None and not self.process.stdin.closed:
+            self.process.stdin.close()
+        self.process.stdin = None  # closed: communicate must not flush it
+        _, stderr = self.process.communicate(timeout=RUN_SECONDS)
+        return stderr
+
+
 def _project_folder(project: Path) -> str:
-    """Claude Code's folder name for a project: its path with every non-alphanumeric a dash."""
-    return "".join(c if c.isalnum() else "-" for c in str(project))
+    """Claude Code's folder name for a project: its path with all but ASCII letters and digits dashes."""
+    return "".join(c if c.isascii() and c.isalnum() else "-" for c in str(project))
 
 
 def transcript_lines(path: Path) -> Iterator[dict[str, Any]]:

@@ -54,13 +54,18 @@ def model() -> Iterator[FakeAnthropic]:
 
 
 @pytest.fixture
-def user(tmp_path: Path, claude_exe: Path, model: FakeAnthropic) -> Callable[[], Home]:
+def user(tmp_path: Path, claude_exe: Path, model: FakeAnthropic) -> Iterator[Callable[[], Home]]:
     """A new Claude Code user with lcm installed as the docs say: `user()`."""
 
+    made: list[Home] = []
+
     def make() -> Home:
-        home = Home(tmp_path / "user", claude_exe, model)
+        home = Home(tmp_path / f"user{len(made)}", claude_exe, model)
+        made.append(home)
         done = home.install_lcm()
         assert done.returncode == 0, done.stderr
         return home
 
-    return make
+    yield make
+    for home in made:
+        home.stop_servers()

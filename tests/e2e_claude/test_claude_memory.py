@@ -66,36 +66,42 @@ def model_requests(model: FakeAnthropic, since: int) -> list[Request]:
 @pytest.fixture(scope="module")
 def story(tmp_path_factory: pytest.TempPathFactory, claude_exe: Path) -> Iterator[Story]:
     model = FakeAnthropic().start()
+    home = Home(tmp_path_factory.mktemp("story"), claude_exe, model)
     try:
-        home = Home(tmp_path_factory.mktemp("story"), claude_exe, model)
-        done = home.install_lcm()
-        assert done.returncode == 0, done.stderr
-        told = Story(home, home.project("invoices"), home.project("other"))
-        (told.project / "notes.txt").write_text(NOTES + "\n", encoding="utf-8")
-
-        def step(name: str, prompt: str, *flags: str) -> None:
-            since = len(model.requests)
-            home.run(told.project if name != "other" else told.other, prompt, *flags)
-            told.requests[name] = model.requests[since:]
-
-        step("budget", BUDGET)
-        for name, text in (("latency", LATENCY), ("port", PORT), ("correction", CORRECTION)):
-            step(name, text, "--continue")
-        model.script(ToolUse("Read", {"file_path": str(told.project / "notes.txt")}), "看完了。")
-        step("read", READ_NOTES, "--continue")
-        step("filler-1", FILLERS[0], "--continue")
-        step("compact", "/compact", "--continue")
-        step("after-manual", AFTER_MANUAL, "--continue")
-        step("filler-2", FILLERS[1], "--continue")
-        model.report_size(NEAR_FULL)  # this reply says the context is nearly full
-        step("near-full", FILLERS[2], "--continue")
-        step("after-auto", AFTER_AUTO, "--continue")
-        step("filler-3", FILLERS[3], "--continue")
-        step("new-session", NEW_SESSION)
-        step("other", OTHER_PROJECT)
-        yield told
+        yield tell(home, model)
     finally:
+        home.stop_servers()
         model.stop()
+
+
+def tell(home: Home, model: FakeAnthropic) -> Story:
+    """Run the scenario, keeping the requests each prompt caused."""
+    done = home.install_lcm()
+    assert done.returncode == 0, done.stderr
+    told = Story(home, home.project("invoices"), home.project("other"))
+    (told.project / "notes.txt").write_text(NOTES + "\n", encoding="utf-8")
+
+    def step(name: str, prompt: str, *flags: str) -> None:
+        since = len(model.requests)
+        home.run(told.project if name != "other" else told.other, prompt, *flags)
+        told.requests[name] = model.requests[since:]
+
+    step("budget", BUDGET)
+    for name, text in (("latency", LATENCY), ("port", PORT), ("correction", CORRECTION)):
+        step(name, text, "--continue")
+    model.script(ToolUse("Read", {"file_path": str(told.project / "notes.txt")}), "看完了。")
+    step("read", READ_NOTES, "--continue")
+    step("filler-1", FILLERS[0], "--continue")
+    step("compact", "/compact", "--continue")
+    step("after-manual", AFTER_MANUAL, "--continue")
+    step("filler-2", FILLERS[1], "--continue")
+    model.report_size(NEAR_FULL)  # this reply says the context is nearly full
+    step("near-full", FILLERS[2], "--continue")
+    step("after-auto", AFTER_AUTO, "--continue")
+    step("filler-3", FILLERS[3], "--continue")
+    step("new-session", NEW_SESSION)
+    step("other", OTHER_PROJECT)
+    return told
 
 
 def text_of(request: Request) -> str:
