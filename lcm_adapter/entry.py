@@ -2,7 +2,7 @@
 
 A Claude Code hook starts a fresh `lcm` process on every prompt and tool call, so what it
 imports is most of its cost. `lcm [--db URL] [--config FILE] [--debug] hook EVENT` is
-recognised here: it asks the warm hook server of its database (`lcm_adapter.claude.warm`,
+recognised here: it asks the warm hook server of its database (`lcm_adapter.claude.client`,
 a few milliseconds), and when none answers it is answered by `lcm_adapter.claude.run`
 in this process without importing click or the command modules, and a server is
 started for the next call. Any other form, including `--help`, goes to the click group,
@@ -45,25 +45,7 @@ def main() -> None:
 
         cli_main()
         return
-    from lcm_adapter.claude import warm
-    from lcm_adapter.paths import db_given, resolve_db_url
+    from lcm_adapter.claude.client import answer_hook
 
-    event, db, config = call
-    url, named, raw = resolve_db_url(db), db_given(db), warm.stdin_bytes()
-    path = warm.socket_path(url, config) if warm.enabled() else None
-    answer = warm.ask(path, warm.request(event, url, config, raw, named)) if path else None
-    if answer is None:
-        from lcm_adapter.claude.run import run_hook
-
-        run = run_hook(event, url, config, raw, named=named)
-        reply, errors = run.reply, run.errors
-    else:
-        reply, errors = answer
-    for line in errors:
-        print(line, file=sys.stderr)
-    if reply is not None:
-        sys.stdout.write(reply + "\n")
-    sys.stdout.flush()
-    if path is not None and answer is None:
-        warm.start(path)  # after the reply, so the host does not wait for it
+    answer_hook(*call)
     sys.exit(0)

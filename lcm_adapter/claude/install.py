@@ -40,30 +40,41 @@ class SettingsFileError(ValueError):
     """The settings file cannot be edited safely; the message says why."""
 
 
+# The hook client run as a script: `python -S .../lcm_adapter/claude/client.py`.
+CLIENT_SCRIPT: Final = ("lcm_adapter", "claude", "client.py")
+
+
 @dataclass(frozen=True, slots=True)
 class HookCommand:
-    """How Claude Code runs lcm: the executable, the database and the settings file."""
+    """How Claude Code runs lcm: the program, the database and the settings file.
 
-    lcm: str
+    `program` is the words that start a hook: `python -S <client.py>` (no site start-up,
+    the fastest way to ask the warm server) or an `lcm` executable.
+    """
+
+    program: tuple[str, ...]
     db: str
     config: str | None = None
 
     def command(self, event: str) -> str:
-        words = [self.lcm, "--db", self.db]
+        words = [*self.program, "--db", self.db]
         if self.config:
             words += ["--config", self.config]
         return shlex.join([*words, "hook", event])
 
 
 def is_ours(command: Any) -> bool:
-    """Whether a hook command runs `lcm ... hook EVENT` (what install writes)."""
+    """Whether a hook command runs lcm's hook (`lcm ... hook EVENT`, or the client script)."""
     if not isinstance(command, str):
         return False
     try:
         words = shlex.split(command)
     except ValueError:
         return False
-    return bool(words) and Path(words[0]).name == "lcm" and "hook" in words[1:]
+    if not words or "hook" not in words[1:]:
+        return False
+    script = any(Path(word).parts[-3:] == CLIENT_SCRIPT for word in words[:3])
+    return Path(words[0]).name == "lcm" or script
 
 
 def read_settings(path: Path) -> dict[str, Any]:

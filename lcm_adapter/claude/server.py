@@ -1,7 +1,7 @@
 """The warm hook server: one process that answers `lcm hook` calls with lcm already loaded.
 
 `python -m lcm_adapter.claude.server SOCKET` is started by a hook that found no server
-(`lcm_adapter.claude.warm`). It keeps nothing between calls but imported modules and
+(`lcm_adapter.claude.client`). It keeps nothing between calls but imported modules and
 compiled patterns: each call opens the database, answers through `run_hook` exactly as
 the hook's own process would (in the caller's working folder and environment), and
 closes it, so a restored or replaced database file is never written through an old
@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any, Final
 
-from lcm_adapter.claude.warm import receive, send
+from lcm_adapter.claude.client import receive, send
 
 IDLE_SECONDS: Final = 600  # `LCM_HOOK_SERVER_IDLE` (seconds) changes it
 TICK_SECONDS: Final = 5
@@ -97,7 +97,7 @@ def answer(call: dict[str, Any]) -> dict[str, Any]:
             str(call.get("event") or ""),
             str(call.get("db") or ""),
             call.get("config") if isinstance(call.get("config"), str) else None,
-            str(call.get("stdin") or "").encode("latin-1", errors="replace"),
+            call["stdin"] if isinstance(call.get("stdin"), bytes) else b"",
             named=bool(call.get("named", True)),
         )
         return {"reply": run.reply, "errors": run.errors}

@@ -42,13 +42,13 @@ def _settings_file(given: Path | None) -> Path:
     return (given or claude_home() / SETTINGS_FILE).expanduser().absolute()
 
 
-def _lcm_executable() -> str:
-    """The `lcm` this command runs as, so the hooks run the same install."""
-    called = Path(sys.argv[0])
-    if called.name == "lcm" and called.exists():
-        return str(called.absolute())
-    beside = Path(sys.executable).parent / "lcm"
-    return str(beside) if beside.exists() else "lcm"
+def _hook_program(lcm_exe: str | None) -> tuple[str, ...]:
+    """What the hooks run: this Python on the hook client (no site start-up), or `--lcm`."""
+    if lcm_exe:
+        return (lcm_exe,)
+    from lcm_adapter.claude import client
+
+    return (sys.executable, "-S", str(Path(client.__file__).resolve()))
 
 
 def _database(ctx: click.Context) -> str:
@@ -92,7 +92,7 @@ def install(
     target = _settings_file(settings_path)
     db, had_password = without_password(_database(ctx))
     config, ours = _hook_settings(ctx)
-    run = HookCommand(lcm_exe or _lcm_executable(), db, str(config))
+    run = HookCommand(_hook_program(lcm_exe), db, str(config))
     try:
         text = render(add_hooks(read_settings(target), run))
     except SettingsFileError as exc:

@@ -36,8 +36,8 @@ def hook(ctx: click.Context, event: str | None) -> None:
     session-start, pre-compact, stop or session-end. Reads the hook JSON on stdin, writes the reply on stdout, and
     always exits 0 so the agent never stops because of memory (errors go to hooks.log).
     """
+    from lcm_adapter.claude.client import stdin_bytes
     from lcm_adapter.claude.run import run_hook
-    from lcm_adapter.claude.warm import stdin_bytes
 
     cli_state = state(ctx)
     run = run_hook(

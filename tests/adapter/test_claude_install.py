@@ -113,3 +113,25 @@ def test_a_named_database_and_a_project_settings_file(home: Path, tmp_path: Path
     commands = our_commands(json.loads(project.read_text(encoding="utf-8")))
     assert all(str(db) in shlex.split(c) for cs in commands.values() for c in cs)
     assert db.is_file() and not (home / ".claude" / "settings.json").exists()
+
+
+def test_the_installed_command_runs_the_hook_client_without_site(home: Path) -> None:
+    """What Claude Code runs: `python -S .../client.py`, answering even with no server."""
+    import subprocess
+
+    assert run("claude", "install").exit_code == 0
+    [command] = our_commands(settings(home))["UserPromptSubmit"]
+    words = shlex.split(command)
+    assert words[1] == "-S" and words[2].endswith("lcm_adapter/claude/client.py")
+    body = json.dumps(
+        {"session_id": "s-1", "prompt": "预算不超过3000元（含税）。"}, ensure_ascii=False
+    )
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "LCM_HOOK_SERVER": "0"}
+    done = subprocess.run(
+        ["/bin/sh", "-c", command], input=body.encode(), env=env, capture_output=True, timeout=120
+    )
+    assert done.returncode == 0 and done.stderr == b"", done.stderr
+    bad = subprocess.run(
+        ["/bin/sh", "-c", command], input=b"[]", env=env, capture_output=True, timeout=120
+    )
+    assert bad.returncode == 0 and bad.stdout == b"" and b"not an object" in bad.stderr

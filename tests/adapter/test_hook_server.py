@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from lcm_adapter.claude import warm
+from lcm_adapter.claude import client as warm
 from lcm_adapter.claude.server import _changed
 from lcm_adapter.cli.main import cli
 
