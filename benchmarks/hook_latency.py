@@ -20,6 +20,12 @@ sys.path, and from the checkout that would shadow every variant again.
 
     git archive 1e5a1a9 | tar -x -C /tmp/lcm_before
     python benchmarks/hook_latency.py --variant before=/tmp/lcm_before --runs 21
+
+`--claude` times what the hooks add to the real Claude Code CLI instead
+(`benchmarks/claude_hook_latency.py`): the same prompts through `claude -p --continue`
+with and without lcm's hooks, in the same run, beside the CLI's own time.
+
+    python benchmarks/hook_latency.py --claude --prompts 30
 """
 
 from __future__ import annotations
@@ -96,7 +102,25 @@ def main() -> None:
         help="another source tree to time beside the working tree (repeatable)",
     )
     parser.add_argument("--runs", type=int, default=21, help="interleaved rounds")
+    parser.add_argument(
+        "--claude",
+        action="store_true",
+        help="time the hooks inside the real Claude Code CLI instead (needs npm)",
+    )
+    parser.add_argument("--prompts", type=int, default=30, help="--claude: prompts per arm")
+    parser.add_argument(
+        "--claude-cache",
+        type=Path,
+        default=ROOT / ".tox" / "claude-code",
+        help="--claude: where the pinned CLI is installed with npm (kept between runs)",
+    )
     args = parser.parse_args()
+    if args.claude:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from claude_hook_latency import run as run_claude
+
+        run_claude(args.prompts, args.claude_cache)
+        return
     trees: dict[str, Path | None] = {"installed": None, "now": ROOT}
     for spec in args.variant:
         name, _, folder = spec.partition("=")
