@@ -32,8 +32,12 @@ def first_run_data(database: Path) -> dict[str, Any]:
                 "command": f"lcm ingest {sessions}",
             },
             {
-                "what": "Claude Code or another MCP client",
-                "command": "see docs/cli.md (lcm hook, lcm mcp)",
+                "what": "connect Claude Code; memory starts with its next session",
+                "command": "lcm claude install",
+            },
+            {
+                "what": "another MCP client",
+                "command": "see docs/cli.md (lcm mcp)",
             },
         ],
     }
