@@ -155,7 +155,7 @@ def answer_hook(event: str, db: str | None, config: str | None) -> None:
     path = socket_path(url, config) if enabled() else None
     answer = ask(path, request(event, url, config, raw, named)) if path else None
     if answer is None:
-        if sys.flags.no_site:
+        if sys.flags.no_site and not any(p.endswith("-packages") for p in sys.path):
             import site  # run as a script under `python -S`: the packages lcm needs
 
             site.main()
