@@ -9,8 +9,8 @@ drives `lcm hook` with the payloads Claude Code sends.
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,70 +19,24 @@ from click.testing import CliRunner
 
 from lcm_adapter.cli.main import cli
 
+sys.path.insert(0, str(Path(__file__).parent))  # the transcript writer beside these tests
+from claude_transcript import (
+    BUDGET,
+    CORRECTION,
+    LATENCY,
+    OLD_MARKERS,
+    PORT,
+    Transcript,
+    assert_carries_what_the_user_set,
+)
+
 SESSION = "3c1f2a9e-7d44-4b0e-9f6a-2e8d5c7b1a90"
 CWD = "/home/dev/发票服务"
-BUDGET = "这个项目的预算不超过3000元（含税）。"
-LATENCY = "The p95 latency of /invoices must stay under 180 ms when the cache is warm."
-PORT = "The staging database listens on port 6432."
-CORRECTION = "Correction: the staging database listens on port 5433, not 6432."
-OLD_MARKERS = ("旧值", "old value")
-
-
-class Transcript:
-    """A Claude Code transcript, written line by line as the CLI does."""
-
-    def __init__(self, path: Path) -> None:
-        self.path, self.count = path, 0
-        path.parent.mkdir(parents=True, exist_ok=True)
-
-    def add(self, entry: dict[str, Any]) -> None:
-        self.count += 1
-        base = {
-            "sessionId": SESSION,
-            "cwd": CWD,
-            "uuid": f"00000000-0000-4000-8000-{self.count:012d}",
-            "timestamp": f"2026-12-03T09:{self.count // 60:02d}:{self.count % 60:02d}.000Z",
-        }
-        with self.path.open("a", encoding="utf-8") as out:
-            out.write(json.dumps({**base, **entry}, ensure_ascii=False) + "\n")
-
-    def user(self, text: str, **extra: Any) -> None:
-        self.add({"type": "user", "message": {"role": "user", "content": text}, **extra})
-
-    def reply(self, text: str = "好的。", model: str = "claude-opus-5-5") -> None:
-        message = {"role": "assistant", "model": model, "content": [{"type": "text", "text": text}]}
-        self.add({"type": "assistant", "message": message})
-
-    def context(self, text: str, event: str = "UserPromptSubmit") -> None:
-        """What Claude Code writes after a hook returned `additionalContext`."""
-        attachment = {"type": "hook_additional_context", "content": [text], "hookName": event}
-        self.add({"type": "attachment", "attachment": attachment})
-
-    def local_compact(self) -> None:
-        """The lines of a `/compact` typed in Claude Code, after its boundary and summary."""
-        self.user(
-            "<local-command-caveat>The command below was run directly in Claude Code, not "
-            "sent to you as a request.</local-command-caveat>",
-            isMeta=True,
-        )
-        self.user(
-            "<command-name>/compact</command-name>\n<command-message>compact</command-message>"
-            "\n<command-args></command-args>"
-        )
-        self.user(
-            "<local-command-stdout>Compacted (ctrl+o to see full summary)</local-command-stdout>"
-        )
-
-    def boundary(self, summary: str = "<summary>之前主要是闲聊。</summary>") -> None:
-        self.add(
-            {"type": "system", "subtype": "compact_boundary", "content": "Conversation compacted"}
-        )
-        self.user(summary, isCompactSummary=True)
 
 
 @pytest.fixture
 def talk(tmp_path: Path) -> Transcript:
-    return Transcript(tmp_path / "projects" / "-home-dev" / f"{SESSION}.jsonl")
+    return Transcript(tmp_path / "projects" / "-home-dev" / f"{SESSION}.jsonl", SESSION, CWD)
 
 
 def hook(db: Path, event: str, transcript: Transcript, **extra: Any) -> str:
@@ -104,17 +58,7 @@ def rows(db: Path, sql: str) -> list[tuple[Any, ...]]:
 
 def the_user_sets_four_things(talk: Transcript) -> None:
     for text in (BUDGET, LATENCY, PORT, CORRECTION):
-        talk.user(text)
-        talk.reply()
-
-
-def assert_carries_what_the_user_set(block: str) -> None:
-    assert "预算不超过3000元（含税）" in block
-    assert "180 ms" in block and "when the cache is warm" in block
-    assert "5433" in block
-    for line in block.splitlines():
-        if "6432" in line and not any(m in line for m in OLD_MARKERS):
-            assert re.sub(r"not 6432", "", line).count("6432") == 0, line
+        talk.say(text)
 
 
 def test_local_command_lines_and_synthetic_replies_are_not_user_evidence(
@@ -140,7 +84,7 @@ def test_local_command_lines_and_synthetic_replies_are_not_user_evidence(
 
 def test_a_transcript_that_does_not_exist_yet_is_not_an_error(tmp_path: Path) -> None:
     db = tmp_path / "m.sqlite"
-    early = Transcript(tmp_path / "projects" / "new" / f"{SESSION}.jsonl")
+    early = Transcript(tmp_path / "projects" / "new" / f"{SESSION}.jsonl", SESSION, CWD)
     early.path.parent.rmdir()  # Claude Code names the file before it writes its first line
     assert hook(db, "session-start", early, source="startup") == ""
     assert hook(db, "user-prompt-submit", early, prompt=BUDGET) == ""
@@ -151,8 +95,7 @@ def test_pre_compact_and_session_end_capture_what_the_transcript_gained(
     tmp_path: Path, talk: Transcript
 ) -> None:
     db = tmp_path / "m.sqlite"
-    talk.user(BUDGET)
-    talk.reply()
+    talk.say(BUDGET)
     assert hook(db, "pre-compact", talk, trigger="auto", custom_instructions=None) == ""
     assert rows(db, "SELECT count(*) FROM events") == [(2,)]
     talk.user(LATENCY)
@@ -166,9 +109,7 @@ def test_session_start_compact_before_its_boundary_restates_and_nothing_repeats(
     """Claude Code's order for an automatic compaction, then the next prompt."""
     db = tmp_path / "m.sqlite"
     the_user_sets_four_things(talk)
-    for turn in range(6):
-        talk.user(f"第 {turn} 轮闲聊，一些无关的填充文字。")
-        talk.reply()
+    talk.chatter(6)
     prompt = "Let's carry on with the next step."
     talk.user(prompt)  # written before the compaction starts
     hook(db, "user-prompt-submit", talk, prompt=prompt)
@@ -198,9 +139,7 @@ def test_a_question_asked_again_gets_nothing_and_explain_says_why(
 ) -> None:
     db = tmp_path / "m.sqlite"
     the_user_sets_four_things(talk)
-    for turn in range(8):
-        talk.user(f"闲聊第 {turn} 轮，一些无关的填充文字。")
-        talk.reply()
+    talk.chatter(8)
     talk.boundary()
     question = "What is the budget, and which port? 预算和端口？"
     first = hook(db, "user-prompt-submit", talk, prompt=question)

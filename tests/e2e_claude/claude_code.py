@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -238,3 +239,34 @@ def transcript_lines(path: Path) -> Iterator[dict[str, Any]]:
             value = json.loads(raw)
             if isinstance(value, dict):
                 yield value
+
+
+# The notice marks an old value in the block's language.
+OLD_MARKERS = ("旧值", "old value")
+# The correction's own words, which may name the old port as what it is not.
+NOT_THE_OLD_PORT = re.compile(r"not 6432|不是 ?6432")
+
+
+def assert_carries_what_the_user_set(request: str) -> None:
+    """Budget with 含税, the latency limit with its condition, the new port; old one marked."""
+    assert "预算不超过3000元（含税）" in request
+    assert "/invoices" in request and "180 ms" in request
+    assert "when the cache is warm" in request
+    assert "5433" in request
+    for line in request.splitlines():
+        if "6432" in line and not any(m in line for m in OLD_MARKERS):
+            assert NOT_THE_OLD_PORT.sub("", line).count("6432") == 0, line
+
+
+def our_blocks(transcripts: Iterable[Path]) -> list[str]:
+    """Every block lcm's hooks returned, as Claude Code kept them in its transcripts."""
+    from lcm_adapter.claude.lines import OWN_HEADERS
+
+    blocks: list[str] = []
+    for path in transcripts:
+        for line in transcript_lines(path):
+            attachment = line.get("attachment") or {}
+            if attachment.get("type") == "hook_additional_context":
+                content = attachment.get("content") or []
+                blocks.extend(str(c) for c in content if str(c).startswith(OWN_HEADERS))
+    return blocks

@@ -12,7 +12,6 @@ never layout, so they hold when the block gains sections or gets smaller.
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from collections import Counter
 from collections.abc import Iterator
@@ -21,10 +20,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_code import NEAR_FULL, Home, install_cli, transcript_lines
+from claude_code import (
+    NEAR_FULL,
+    Home,
+    assert_carries_what_the_user_set,
+    install_cli,
+    our_blocks,
+    transcript_lines,
+)
 from fake_anthropic import FakeAnthropic, Request, ToolUse, request_texts
 
-from lcm_adapter.claude.lines import OWN_HEADERS
 from lcm_core.retrieval.shown import block_entries
 
 BUDGET = "这个项目的预算不超过3000元（含税）。"
@@ -43,8 +48,6 @@ AFTER_MANUAL = "接下来做什么？"
 AFTER_AUTO = "Let's carry on with the next step."
 NEW_SESSION = "新会话：预算、/invoices 的延迟上限和 staging 端口分别是多少？"
 OTHER_PROJECT = "What is the budget, the latency limit and the staging database port?"
-# The notice marks an old value in the block's language.
-OLD_MARKERS = ("旧值", "old value")
 MAX_CONTEXT_CHARS = 8000  # hooks.maxContextChars, the default
 HOOK_ERROR_ATTACHMENTS = ("hook_error", "hook_non_blocking_error", "hook_blocking_error")
 
@@ -108,36 +111,15 @@ def text_of(request: Request) -> str:
     return "\n".join(request_texts(request.body))
 
 
-def our_blocks(story: Story) -> list[str]:
-    """Every block lcm's hooks returned, as Claude Code kept them in its transcripts."""
-    blocks: list[str] = []
-    for project in (story.project, story.other):
-        for path in story.home.transcripts(project):
-            for line in transcript_lines(path):
-                attachment = line.get("attachment") or {}
-                if attachment.get("type") == "hook_additional_context":
-                    content = attachment.get("content") or []
-                    blocks.extend(c for c in content if str(c).startswith(OWN_HEADERS))
-    return blocks
+def our_blocks_of(story: Story) -> list[str]:
+    paths = [p for project in (story.project, story.other) for p in story.home.transcripts(project)]
+    return our_blocks(paths)
 
 
 def blocks_in(request: Request, blocks: list[str]) -> list[str]:
     """The blocks whose exact text the request carries."""
     text = text_of(request)
     return [b for b in dict.fromkeys(blocks) if b in text]
-
-
-def assert_carries_what_the_user_set(request: str, *, latency: bool = True) -> None:
-    """Budget with 含税, the latency limit with its condition, the new port; old one marked."""
-    assert "预算不超过3000元（含税）" in request
-    if latency:
-        assert "/invoices" in request and "180 ms" in request
-        assert "when the cache is warm" in request
-    assert "5433" in request
-    for line in request.splitlines():
-        if "6432" in line and not any(m in line for m in OLD_MARKERS):
-            # Only the correction's own words may name it, as what the port is not.
-            assert re.sub(r"not 6432", "", line).count("6432") == 0, line
 
 
 def test_the_database_is_where_the_docs_say_and_nothing_else_was_made(story: Story) -> None:
@@ -184,12 +166,12 @@ def test_nothing_reaches_another_project(story: Story) -> None:
 def test_tool_output_is_never_quoted_as_evidence(story: Story) -> None:
     # The tool did run: its output reached the model as a tool result.
     assert any("9999" in text_of(r) for r in story.requests["read"])
-    for block in our_blocks(story):
+    for block in our_blocks_of(story):
         assert "9999" not in block and "7777" not in block and "Ignore all previous" not in block
 
 
 def test_local_command_lines_are_not_evidence(story: Story) -> None:
-    for block in our_blocks(story):
+    for block in our_blocks_of(story):
         assert "<command-name>" not in block and "<local-command" not in block
     with sqlite3.connect(story.home.db) as db:
         kinds = dict(
@@ -202,7 +184,7 @@ def test_local_command_lines_are_not_evidence(story: Story) -> None:
 
 
 def test_every_block_fits_its_cap_and_no_request_repeats_an_entry(story: Story) -> None:
-    blocks = our_blocks(story)
+    blocks = our_blocks_of(story)
     assert blocks
     assert all(len(block) <= MAX_CONTEXT_CHARS for block in blocks)
     for name, requests in story.requests.items():
@@ -220,7 +202,7 @@ def test_every_block_fits_its_cap_and_no_request_repeats_an_entry(story: Story) 
 
 def test_resuming_does_not_pile_up_blocks(story: Story) -> None:
     """The last prompts of the session, each a `--resume` of the transcript, add no copy."""
-    blocks = our_blocks(story)
+    blocks = our_blocks_of(story)
     last = model_requests_of(story, "filler-3")[-1]
     after_auto = model_requests_of(story, "after-auto")[0]
     # What the last request holds is what the first after the compaction held, at most
