@@ -32,6 +32,9 @@ OFF_VALUES = ("0", "off", "no", "false")
 
 
 def enabled() -> bool:
+    """On unless `LCM_HOOK_SERVER` says off, and only where Unix sockets exist."""
+    if not hasattr(_socket, "AF_UNIX"):
+        return False
     return os.environ.get("LCM_HOOK_SERVER", "").strip().lower() not in OFF_VALUES
 
 

@@ -104,9 +104,10 @@ def install(
         "hooks": [event for event, _, _ in HOOKS],
     }
     if print_only:
-        click.echo(
-            dump_json({**data, "text": text}) if as_json else text, nl=not text.endswith("\n")
-        )
+        if as_json:
+            click.echo(dump_json({**data, "text": text}))
+        else:
+            click.echo(text, nl=False)  # the file's text ends with its own newline
         return
     try:
         _create_database(db)

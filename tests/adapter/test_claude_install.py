@@ -91,6 +91,8 @@ def test_print_writes_nothing(home: Path) -> None:
     result = run("claude", "install", "--print")
     assert result.exit_code == 0, result.output
     assert "hook user-prompt-submit" in result.stdout
+    as_json = json.loads(run("claude", "install", "--print", "--json").stdout)
+    assert json.loads(as_json["text"])["hooks"].keys() == {event for event, _, _ in HOOKS}
     assert not (home / ".claude" / "settings.json").exists()
     assert not (home / ".claude" / "long-conversation-memory").exists()
 
