@@ -20,6 +20,15 @@ sys.path, and from the checkout that would shadow every variant again.
 
     git archive 1e5a1a9 | tar -x -C /tmp/lcm_before
     python benchmarks/hook_latency.py --variant before=/tmp/lcm_before --runs 21
+
+Every row runs the hook in its own process (`LCM_HOOK_SERVER=0`) but `warm`: the
+installed command asking the warm hook server of its database, started before timing.
+
+`--claude` times what the hooks add to the real Claude Code CLI instead
+(`benchmarks/claude_hook_latency.py`): the same prompts through `claude -p --continue`
+with and without lcm's hooks, in the same run, beside the CLI's own time.
+
+    python benchmarks/hook_latency.py --claude --prompts 30
 """
 
 from __future__ import annotations
@@ -52,15 +61,17 @@ ENTRY = (
 )
 
 
-def _env(tree: Path | None) -> dict[str, str]:
+def _env(tree: Path | None, server: bool = False) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LCM_", "DSH_"))}
     env.pop("PYTHONPATH", None)
+    # The hook in its own process; only the `warm` row asks the warm hook server.
+    env["LCM_HOOK_SERVER"] = "1" if server else "0"
     if tree is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(tree), *site.getsitepackages()])
     return env
 
 
-def _lcm(tree: Path | None, *args: str, stdin: bytes = b"") -> float:
+def _lcm(tree: Path | None, *args: str, stdin: bytes = b"", server: bool = False) -> float:
     """Seconds one `lcm` process took, start to exit; fails loudly on a non-zero exit.
 
     `tree=None` is the installed command as a user runs it; a tree runs without site."""
@@ -68,7 +79,7 @@ def _lcm(tree: Path | None, *args: str, stdin: bytes = b"") -> float:
     done = subprocess.run(
         [sys.executable, *(() if tree is None else ("-S",)), "-c", ENTRY, *args],
         input=stdin,
-        env=_env(tree),
+        env=_env(tree, server),
         # Not from the checkout: `python -c` puts the working folder first on sys.path.
         cwd=tempfile.gettempdir(),
         capture_output=True,
@@ -78,6 +89,21 @@ def _lcm(tree: Path | None, *args: str, stdin: bytes = b"") -> float:
     if done.returncode != 0:
         raise SystemExit(f"{tree}: lcm {' '.join(args)} failed: {done.stderr.decode()[-300:]}")
     return elapsed
+
+
+def _start_server(db: str) -> None:
+    """Have the `warm` row's server up before timing (its first call starts it)."""
+    from lcm_adapter.claude import client
+
+    path = client.socket_path(db, None)
+    if path is None:
+        raise SystemExit(f"no socket beside {db}")
+    _lcm(None, "--db", db, "hook", "stop", stdin=PAYLOAD, server=True)
+    deadline = time.monotonic() + 60
+    while client.ask(path, client.request("stop", db, None, PAYLOAD, True)) is None:
+        if time.monotonic() > deadline:
+            raise SystemExit("the warm hook server did not start")
+        time.sleep(0.2)
 
 
 def _floor(*flags: str) -> float:
@@ -96,8 +122,26 @@ def main() -> None:
         help="another source tree to time beside the working tree (repeatable)",
     )
     parser.add_argument("--runs", type=int, default=21, help="interleaved rounds")
+    parser.add_argument(
+        "--claude",
+        action="store_true",
+        help="time the hooks inside the real Claude Code CLI instead (needs npm)",
+    )
+    parser.add_argument("--prompts", type=int, default=30, help="--claude: prompts per arm")
+    parser.add_argument(
+        "--claude-cache",
+        type=Path,
+        default=ROOT / ".tox" / "claude-code",
+        help="--claude: where the pinned CLI is installed with npm (kept between runs)",
+    )
     args = parser.parse_args()
-    trees: dict[str, Path | None] = {"installed": None, "now": ROOT}
+    if args.claude:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from claude_hook_latency import run as run_claude
+
+        run_claude(args.prompts, args.claude_cache)
+        return
+    trees: dict[str, Path | None] = {"installed": None, "warm": None, "now": ROOT}
     for spec in args.variant:
         name, _, folder = spec.partition("=")
         trees[name] = Path(folder).resolve()
@@ -109,16 +153,19 @@ def main() -> None:
             dbs[name] = str(Path(tmp) / f"{name}.sqlite")
             _lcm(tree, "--db", dbs[name], "demo")
             _lcm(tree, "--db", dbs[name], "hook", "user-prompt-submit", stdin=PAYLOAD)  # warm
+        _start_server(dbs["warm"])
         times: dict[str, list[float]] = {"floor": [], "floor -S": [], **{n: [] for n in trees}}
         for _ in range(args.runs):
             times["floor"].append(_floor())
             times["floor -S"].append(_floor("-S"))
             for name, tree in trees.items():
                 hook = ("--db", dbs[name], "hook", "user-prompt-submit")
-                times[name].append(_lcm(tree, *hook, stdin=PAYLOAD))
+                times[name].append(_lcm(tree, *hook, stdin=PAYLOAD, server=name == "warm"))
+        for sock in Path(tmp).glob(".lcm-hooks-*.sock"):
+            sock.unlink()  # the warm server leaves
     print(f"{'variant':<10} {'p50 ms':>8} {'p90 ms':>8} {'p50/floor':>10}   ({args.runs} rounds)")
     for name, values in times.items():
-        plain = name in ("floor", "installed")
+        plain = name in ("floor", "installed", "warm")
         floor = statistics.median(times["floor" if plain else "floor -S"])
         p50 = statistics.median(values)
         p90 = statistics.quantiles(values, n=10)[-1] if len(values) > 1 else p50

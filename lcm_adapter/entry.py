@@ -2,8 +2,10 @@
 
 A Claude Code hook starts a fresh `lcm` process on every prompt and tool call, so what it
 imports is most of its cost. `lcm [--db URL] [--config FILE] [--debug] hook EVENT` is
-recognised here and answered by `lcm_adapter.claude.run` without importing click or the
-command modules (~20 ms); any other form, including `--help`, goes to the click group,
+recognised here: it asks the warm hook server of its database (`lcm_adapter.claude.client`,
+a few milliseconds), and when none answers it is answered by `lcm_adapter.claude.run`
+in this process without importing click or the command modules, and a server is
+started for the next call. Any other form, including `--help`, goes to the click group,
 which answers it the same way.
 """
 
@@ -43,18 +45,7 @@ def main() -> None:
 
         cli_main()
         return
-    from lcm_adapter.claude.run import run_hook, stdin_bytes
-    from lcm_adapter.paths import resolve_db_url
+    from lcm_adapter.claude.client import answer_hook
 
-    event, db, config = call
-    if db is not None and not db.strip():
-        # As the click group says it, but a hook still exits 0 and replies nothing.
-        print("lcm: --db is empty: give a path or URL, or leave --db out", file=sys.stderr)
-        sys.exit(0)
-    run = run_hook(event, resolve_db_url(db), config, stdin_bytes())
-    for line in run.errors:
-        print(line, file=sys.stderr)
-    if run.reply is not None:
-        sys.stdout.write(run.reply + "\n")
-        sys.stdout.flush()
+    answer_hook(*call)
     sys.exit(0)

@@ -1,4 +1,10 @@
-"""Where lcm keeps its data by default: `$DSH_HOME/long-conversation-memory/memory.sqlite`."""
+"""Where lcm keeps its data by default: under DSH's home, or Claude Code's for a user without DSH.
+
+`$DSH_HOME/long-conversation-memory/memory.sqlite` (DSH_HOME defaults to `~/.dsh`) for a
+DSH user, and `$CLAUDE_CONFIG_DIR/long-conversation-memory/memory.sqlite` (default
+`~/.claude`) for someone who has only Claude Code. A database that exists wins over a
+home that exists, so the default never moves once memory has been written.
+"""
 
 from __future__ import annotations
 
@@ -16,8 +22,29 @@ def dsh_home() -> Path:
     return Path(value).expanduser() if value else Path.home() / ".dsh"
 
 
+def claude_home() -> Path:
+    """`$CLAUDE_CONFIG_DIR`, else `~/.claude`: where Claude Code keeps settings and transcripts."""
+    value = os.environ.get("CLAUDE_CONFIG_DIR", "").strip()
+    return Path(value).expanduser() if value else Path.home() / ".claude"
+
+
 def default_db_path() -> Path:
-    return dsh_home() / DATA_FOLDER / DB_FILE
+    """The database used when none is named (`--db`, `$LCM_DB`).
+
+    In order: DSH's database if it exists, Claude Code's if it exists, DSH's if DSH is set
+    up (`$DSH_HOME` set or its folder present), Claude Code's if its home exists, else DSH's.
+    """
+    dsh = dsh_home() / DATA_FOLDER / DB_FILE
+    claude = claude_home() / DATA_FOLDER / DB_FILE
+    if dsh.exists() or (not claude.exists() and _dsh_set_up()):
+        return dsh
+    if claude.exists() or claude_home().is_dir():
+        return claude
+    return dsh
+
+
+def _dsh_set_up() -> bool:
+    return bool(os.environ.get("DSH_HOME", "").strip()) or dsh_home().is_dir()
 
 
 def db_given(db: str | None) -> bool:
@@ -50,7 +77,7 @@ def missing_database(url: str) -> Path | None:
 
 
 def resolve_db_url(db: str | None) -> str:
-    """The database to use: `--db`, else `$LCM_DB`, else the default file under DSH_HOME."""
+    """The database to use: `--db`, else `$LCM_DB`, else `default_db_path()`."""
     for candidate in (db, os.environ.get("LCM_DB")):
         if candidate and candidate.strip():
             return candidate.strip()

@@ -1,18 +1,23 @@
 """`lcm hook EVENT`: Claude-Code-style command hooks, for Claude Code and DSH's hooks bridge.
 
 The host writes one JSON object on stdin (`session_id`, `transcript_path`, `cwd`,
-`hook_event_name`, plus `prompt`, `tool_name`/`tool_input` or `source` by event) and
-reads our reply on stdout. Every event first captures what the transcript gained since
-the last hook. Then:
+`hook_event_name`, plus `prompt`, `tool_name`/`tool_input`, `source` or `trigger` by
+event) and reads our reply on stdout. Every event first captures what the transcript
+gained since the last hook. Then:
 
 - `user-prompt-submit`: the memory block for the prompt, as `additionalContext` (at most
   `hooks.maxContextChars`, whole entries, most important first);
-- `session-start`: the same block after a compaction, resume or clear (`source`);
+- `session-start` (`startup`, `resume`, `clear`, `compact`): the task state, the rules
+  and what a compaction took away, less what the history still shows; with `compact`
+  the compaction is recorded first when the transcript does not say so yet;
 - `pre-tool-use`: a deny with its reason when a configured precondition fails;
-- `post-tool-use`, `stop`: capture only.
+- `pre-compact`, `post-tool-use`, `stop`, `session-end`: capture only (`pre-compact`
+  takes in the last lines before Claude Code compacts them away).
 
-Memory must never stop the user's agent: bad stdin, a broken database or any error
-prints no reply, logs one line (stderr and `hooks.log` beside the database) and exits 0.
+An empty answer has its reason in the assembly log (`lcm explain`). Memory must never
+stop the user's agent: bad stdin, a broken database or any error prints no reply, logs
+one line (stderr and `hooks.log` beside the database) and exits 0. A hook never creates
+a folder for a database the user named: it says so instead.
 """
 
 from __future__ import annotations
@@ -33,13 +38,13 @@ EVENTS: Final[dict[str, str]] = {
     "pre-tool-use": "PreToolUse",
     "post-tool-use": "PostToolUse",
     "session-start": "SessionStart",
+    "pre-compact": "PreCompact",
     "stop": "Stop",
+    "session-end": "SessionEnd",
 }
 LOG_FILE: Final = "hooks.log"
 MAX_STDIN_BYTES: Final = 16 << 20
 MAX_LOG_CHARS: Final = 500
-# SessionStart sources after which the model has lost (or never had) the history.
-REINJECT_SOURCES: Final = frozenset({"compact", "resume", "clear"})
 
 
 @dataclass(slots=True)
@@ -99,9 +104,42 @@ def _block_text(message: Mapping[str, Any] | None) -> str:
     )
 
 
-def handle(event: str, payload: Mapping[str, Any], db_url: str, config: Config) -> HookOutcome:
-    """Answer one hook event; never raises (problems come back in the outcome)."""
+def folder_problem(db_url: str, named: bool) -> str | None:
+    """Why the database cannot be opened without creating a folder nobody asked for.
+
+    A missing file in a folder that exists is created, as the user named it. A missing
+    folder is created only for the default database, and only inside the host's home
+    (`~/.claude`, `~/.dsh`) when that exists; a named one is never made up.
+    """
+    from lcm_adapter.paths import missing_database
+
+    missing = missing_database(db_url)
+    if missing is None or missing.parent.is_dir():
+        return None
+    if not named and missing.parent.parent.is_dir():
+        try:
+            missing.parent.mkdir(mode=0o700)
+            return None
+        except OSError as exc:
+            return f"cannot create {missing.parent} for the memory database: {exc.strerror}"
+    return (
+        f"no folder {missing.parent} for the memory database {missing.name}; nothing was "
+        "created: create the folder or name another --db"
+    )
+
+
+def handle(
+    event: str, payload: Mapping[str, Any], db_url: str, config: Config, *, named: bool = True
+) -> HookOutcome:
+    """Answer one hook event; never raises (problems come back in the outcome).
+
+    `named`: the user named the database (`--db`, `$LCM_DB`) rather than taking the default.
+    """
     outcome = HookOutcome()
+    problem = folder_problem(db_url, named)
+    if problem is not None:
+        outcome.problems.append(problem)
+        return outcome
     try:
         from lcm_adapter.runtime import MemoryRuntime
 
@@ -123,24 +161,17 @@ def _answer(
     runtime: Any, event: str, payload: Mapping[str, Any], outcome: HookOutcome, cap: int
 ) -> None:
     session_id = str(payload["session_id"])
-    # Our additionalContext is not in the transcript as our own block, so what was
-    # injected since the last compaction is read from the assembly logs.
+    # Our blocks reach the transcript only after the hook returns, so what was injected
+    # and not read back yet is taken from the assembly logs as well.
     runtime.shown_from_logs = True
     cwd = payload.get("cwd")
     if isinstance(cwd, str) and cwd:
         runtime.cwd = cwd  # preconditions and validation resolve paths against it
         runtime.note_cwd(session_id, cwd)  # the session's project (no write when known)
     transcript = payload.get("transcript_path")
-    if isinstance(transcript, str) and transcript:
-        from lcm_adapter.claude.transcript import NotATranscriptError, sync_transcript
-
-        try:
-            synced = sync_transcript(runtime, session_id, transcript)
-            outcome.problems.extend(f"transcript: {e}" for e in synced.errors[:3])
-        except NotATranscriptError as exc:
-            outcome.problems.append(f"transcript_path {exc}")
-        except Exception as exc:  # capture failing must not cost the prompt its memory
-            outcome.problems.append(f"transcript {transcript}: {type(exc).__name__}: {exc}")
+    synced = isinstance(transcript, str) and bool(transcript)
+    if synced:
+        synced = _capture(runtime, session_id, str(transcript), outcome)
     if event == "user-prompt-submit":
         prompt = payload.get("prompt")
         messages = []
@@ -152,17 +183,15 @@ def _answer(
                     "source": {"kind": "user"},
                 }
             )
-        text = cap_block(_block_text(runtime.pre_step(session_id, messages, None, None)), cap)
-        if text:
-            outcome.reply = context_reply(EVENTS[event], text)
-    elif event == "session-start" and payload.get("source") in REINJECT_SOURCES:
-        # After a compaction there is no prompt yet: the block is the task state and the
-        # resident set, not turns picked by the last message's words.
-        query = "" if payload.get("source") == "compact" else None
-        block = _block_text(runtime.pre_step(session_id, [], None, None, query=query))
-        text = cap_block(block, cap)
-        if text:
-            outcome.reply = context_reply(EVENTS[event], text)
+        _reply_block(runtime, event, session_id, messages, None, outcome, cap)
+    elif event == "session-start":
+        if payload.get("source") == "compact" and synced:
+            from lcm_adapter.claude.transcript import mark_compaction
+
+            mark_compaction(runtime, session_id, str(transcript))
+        # No prompt yet: the task state, the rules and what a compaction took away, not
+        # turns picked by the last message's words (the prompt's own block follows).
+        _reply_block(runtime, event, session_id, [], "", outcome, cap)
     elif event == "pre-tool-use":
         tool = payload.get("tool_name")
         args = payload.get("tool_input") or {}
@@ -174,6 +203,42 @@ def _answer(
     last_error = getattr(getattr(runtime, "stats", None), "last_error", None)
     if last_error:
         outcome.problems.append(str(last_error))
+
+
+def _capture(runtime: Any, session_id: str, transcript: str, outcome: HookOutcome) -> bool:
+    """Capture the transcript's new lines; False when it could not be read."""
+    from lcm_adapter.claude.transcript import NotATranscriptError, sync_transcript
+
+    try:
+        synced = sync_transcript(runtime, session_id, transcript)
+    except NotATranscriptError as exc:
+        outcome.problems.append(f"transcript_path {exc}")
+        return False
+    except Exception as exc:  # capture failing must not cost the prompt its memory
+        outcome.problems.append(f"transcript {transcript}: {type(exc).__name__}: {exc}")
+        return False
+    outcome.problems.extend(f"transcript: {e}" for e in synced.errors[:3])
+    return True
+
+
+def _reply_block(
+    runtime: Any,
+    event: str,
+    session_id: str,
+    messages: list[dict[str, Any]],
+    query: str | None,
+    outcome: HookOutcome,
+    cap: int,
+) -> None:
+    """Reply with the block, capped; an empty one leaves its reason in the assembly log."""
+    block = _block_text(runtime.pre_step(session_id, messages, None, None, query=query))
+    text = cap_block(block, cap)
+    if block and not text:
+        outcome.problems.append(
+            f"the memory block does not fit hooks.maxContextChars ({cap}); nothing was added"
+        )
+    if text:
+        outcome.reply = context_reply(EVENTS[event], text)
 
 
 def log_path(db_url: str) -> Path | None:

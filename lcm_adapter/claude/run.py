@@ -24,8 +24,13 @@ class HookRun:
     errors: list[str] = field(default_factory=list)
 
 
-def run_hook(event: str | None, db_url: str, config_path: str | None, raw: bytes) -> HookRun:
-    """Answer one hook; never raises, so the agent never stops because of memory."""
+def run_hook(
+    event: str | None, db_url: str, config_path: str | None, raw: bytes, *, named: bool = True
+) -> HookRun:
+    """Answer one hook; never raises, so the agent never stops because of memory.
+
+    `named`: the user named the database; only the default one may get its folder made.
+    """
     run = HookRun()
     name = hooks.event_name(event or "")
     problems: list[str] = []
@@ -46,19 +51,10 @@ def run_hook(event: str | None, db_url: str, config_path: str | None, raw: bytes
         if name is None:
             problems.append(f"unknown hook event {event!r}; use one of {', '.join(hooks.EVENTS)}")
         elif payload is not None:
-            outcome = hooks.handle(name, payload, db_url, config)
+            outcome = hooks.handle(name, payload, db_url, config, named=named)
             reply = outcome.reply
             problems.extend(outcome.problems)
         run.errors.extend(hooks.log_problems(db_url, name or str(event), problems))
     if reply is not None:
         run.reply = json.dumps(reply, ensure_ascii=False, sort_keys=True)
     return run
-
-
-def stdin_bytes() -> bytes:
-    """The hook's stdin as bytes, whatever kind of stream it is."""
-    stream = sys.stdin
-    buffer = getattr(stream, "buffer", None)
-    if buffer is not None:
-        return bytes(buffer.read())
-    return stream.read().encode("utf-8", errors="replace")

@@ -4,27 +4,30 @@ A hook runs once per prompt or tool call, so each run reads only what was append
 the last one: the byte offset of the last complete line is remembered in the store's
 `meta` table, in the same transaction as the captured events. A half-written last line
 waits for the next run. A file that shrank was replaced, and is read again from the start
-(capture is idempotent, so nothing doubles).
+(capture is idempotent, so nothing doubles). A file that does not exist yet (Claude Code
+names it before its first line is written) is nothing to read, not an error.
 
-Claude Code lines (`{type: user|assistant|system, message, timestamp, ...}`) become DSH
-envelopes with seqs counted from the start of the file, one per envelope: user text,
-tool results, assistant text and tool calls; a compaction boundary and its summary
-message become compaction events. Meta and compaction-summary messages keep a generated
-source kind, so they never turn into memory. DSH logs are captured as they are; a
-compressed DSH log is handed to `lcm ingest`'s reader whole.
+Claude Code lines become DSH envelopes with seqs counted from the start of the file, one
+per envelope (`lcm_adapter.claude.lines` says which lines and with which source kind).
+Claude Code runs `SessionStart` with source `compact` before it writes the compaction's
+boundary line, so that hook records the compaction's start itself (`mark_compaction`, at
+the next seq) and the boundary read later is the compaction's end. DSH logs are captured
+as they are; a compressed DSH log is handed to `lcm ingest`'s reader whole.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from lcm_adapter.claude.lines import claude_envelopes, is_boundary
 from lcm_adapter.dsh.logread import decode_line
 from lcm_core import usecases
+from lcm_core.assembly.compaction import COMPACTION_EVENT_TYPES
 from lcm_core.capture.events import CaptureReport
 
 if TYPE_CHECKING:
@@ -44,17 +47,19 @@ class Cursor:
     offset: int = 0
     next_seq: int = 0
     format: str = ""
+    # A hook recorded a compaction's start; its boundary line is still to be read.
+    awaiting: bool = False
 
     def to_json(self) -> str:
-        return json.dumps(
-            {
-                "path": self.path,
-                "offset": self.offset,
-                "nextSeq": self.next_seq,
-                "format": self.format,
-            },
-            sort_keys=True,
-        )
+        data: dict[str, Any] = {
+            "path": self.path,
+            "offset": self.offset,
+            "nextSeq": self.next_seq,
+            "format": self.format,
+        }
+        if self.awaiting:
+            data["awaitingBoundary"] = True
+        return json.dumps(data, sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str | None) -> Cursor:
@@ -65,6 +70,7 @@ class Cursor:
                 int(data.get("offset", 0)),
                 int(data.get("nextSeq", 0)),
                 str(data.get("format", "")),
+                bool(data.get("awaitingBoundary", False)),
             )
         except (ValueError, TypeError, AttributeError):
             return cls()
@@ -89,74 +95,6 @@ def _millis(stamp: Any) -> int | None:
         return None
 
 
-def _text_block(text: str) -> list[dict[str, str]]:
-    return [{"type": "text", "text": text}]
-
-
-def claude_envelopes(entry: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """The DSH `(type, data)` pairs one Claude Code transcript line stands for."""
-    kind = entry.get("type")
-    message = entry.get("message")
-    content = message.get("content") if isinstance(message, Mapping) else None
-    out: list[tuple[str, dict[str, Any]]] = []
-    if kind == "system" and entry.get("subtype") == "compact_boundary":
-        out.append(("compaction/start", {"compactionId": str(entry.get("uuid", ""))}))
-    elif kind == "user":
-        blocks = _text_block(content) if isinstance(content, str) else content
-        if not isinstance(blocks, list):
-            return out
-        texts = [
-            b["text"] for b in blocks if isinstance(b, Mapping) and isinstance(b.get("text"), str)
-        ]
-        if texts and entry.get("isCompactSummary"):
-            summary = _text_block("\n".join(texts))
-            out.append(("compaction/summary", {"summary": summary}))
-        elif texts:
-            source = {"kind": "runtime-context"} if entry.get("isMeta") else {"kind": "user"}
-            out.append(
-                (
-                    "user/message",
-                    {"role": "user", "content": _text_block("\n".join(texts)), "source": source},
-                )
-            )
-        for block in blocks:
-            if isinstance(block, Mapping) and block.get("type") == "tool_result":
-                result = {
-                    "type": "tool-result",
-                    "toolCallId": block.get("tool_use_id"),
-                    "content": block.get("content"),
-                    "isError": bool(block.get("is_error")),
-                }
-                message_data = {"role": "user", "content": [result], "source": {"kind": "tool"}}
-                out.append(("tool/result", {"message": message_data}))
-    elif kind == "assistant" and isinstance(content, list):
-        texts = [
-            b["text"]
-            for b in content
-            if isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str)
-        ]
-        if texts:
-            reply = {
-                "role": "assistant",
-                "content": _text_block("\n".join(texts)),
-                "source": {"kind": "model"},
-            }
-            out.append(("assistant/message", {"message": reply}))
-        for block in content:
-            if isinstance(block, Mapping) and block.get("type") == "tool_use":
-                out.append(
-                    (
-                        "tool/call",
-                        {
-                            "callId": block.get("id"),
-                            "name": block.get("name"),
-                            "arguments": block.get("input"),
-                        },
-                    )
-                )
-    return out
-
-
 def _complete_lines(path: Path, offset: int) -> tuple[list[bytes], int]:
     """The complete lines after `offset` and the offset just past the last of them."""
     with path.open("rb") as handle:
@@ -179,8 +117,10 @@ def detect_format(first_line: bytes) -> str:
     return CLAUDE
 
 
-def _envelopes(lines: list[bytes], cursor: Cursor) -> Iterator[Any]:
-    seq = cursor.next_seq
+def _envelopes(lines: list[bytes], cursor: Cursor) -> tuple[list[Any], Cursor]:
+    """The envelopes of complete lines, and the cursor's seq and compaction state after them."""
+    out: list[Any] = []
+    seq, awaiting = cursor.next_seq, cursor.awaiting
     for raw in lines:
         if not raw.strip():
             continue
@@ -191,18 +131,19 @@ def _envelopes(lines: list[bytes], cursor: Cursor) -> Iterator[Any]:
             continue  # a damaged line: skipped, as a reader of a live file must
         if cursor.format == DSH:
             if not (isinstance(value, Mapping) and value.get("type") == "session"):
-                yield value
+                out.append(value)
             continue
         if not isinstance(value, Mapping):
             continue
-        for event_type, data in claude_envelopes(value):
+        for event_type, data in claude_envelopes(value, awaiting=awaiting):
             envelope: dict[str, Any] = {"type": event_type, "seq": seq, "data": data}
             millis = _millis(value.get("timestamp"))
             if millis is not None:
                 envelope["time"] = millis
             seq += 1
-            yield envelope
-    # The caller reads the advanced counter back from the envelopes it received.
+            out.append(envelope)
+        awaiting = awaiting and not is_boundary(value)
+    return out, replace(cursor, next_seq=seq, awaiting=awaiting)
 
 
 class NotATranscriptError(ValueError):
@@ -228,8 +169,12 @@ def sync_transcript(runtime: MemoryRuntime, session_id: str, transcript_path: st
     path = Path(transcript_path).expanduser()
     store = runtime.store
     key = META_PREFIX + session_id
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return SyncReport()  # not written yet: the first hooks of a session come before it
     cursor = Cursor.from_json(usecases.read_cursor(store, key))
-    if cursor.path != str(path) or path.stat().st_size < cursor.offset:
+    if cursor.path != str(path) or size < cursor.offset:
         cursor = Cursor(path=str(path))  # a new or replaced file: from the start
     if path.name.endswith((".zstd", ".zst")):
         from lcm_adapter.dsh.ingest import not_a_session_log
@@ -246,9 +191,8 @@ def sync_transcript(runtime: MemoryRuntime, session_id: str, transcript_path: st
         reason = transcript_problem(lines[0])
         if reason is not None:
             raise NotATranscriptError(f"{path} is not a transcript ({reason}); not read")
-        cursor = Cursor(cursor.path, cursor.offset, cursor.next_seq, detect_format(lines[0]))
-    events = list(_envelopes(lines, cursor))
-    next_seq = cursor.next_seq + (len(events) if cursor.format == CLAUDE else 0)
+        cursor = replace(cursor, format=detect_format(lines[0]))
+    events, moved = _envelopes(lines, cursor)
 
     def capture() -> CaptureReport | None:
         report = runtime.on_events(session_id, events) if events else None
@@ -257,14 +201,49 @@ def sync_transcript(runtime: MemoryRuntime, session_id: str, transcript_path: st
             raise RuntimeError(f"transcript capture failed: {fatal[0]}")
         return report
 
-    moved = Cursor(cursor.path, offset, next_seq, cursor.format).to_json()
-    report = usecases.capture_and_advance(store, key, moved, capture)
+    report = usecases.capture_and_advance(
+        store, key, replace(moved, offset=offset).to_json(), capture
+    )
     return SyncReport(
         lines=len(lines),
         events=len(events),
         inserted=report.inserted if report else 0,
         errors=tuple(e.reason for e in (report.errors if report else ())),
     )
+
+
+def mark_compaction(runtime: MemoryRuntime, session_id: str, transcript_path: str) -> bool:
+    """Record that Claude Code is compacting now, unless the transcript already says so.
+
+    Called after a sync by `SessionStart` with source `compact`: when the newest captured
+    event is not a compaction event, a `compaction/start` goes in at the next seq (and
+    the boundary line written afterwards becomes its end), so the block this hook
+    returns is the post-compaction one. True when the start was recorded.
+    """
+    store = runtime.store
+    key = META_PREFIX + session_id
+    cursor = Cursor.from_json(usecases.read_cursor(store, key))
+    path = str(Path(transcript_path).expanduser())
+    if cursor.format != CLAUDE or cursor.path != path or cursor.awaiting:
+        return False
+    newest = usecases.newest_seq(store, session_id)
+    if newest is None:
+        return False  # nothing was captured, so nothing was compacted away
+    last = usecases.step_events(store, session_id, [newest])
+    if last and last[-1].type in COMPACTION_EVENT_TYPES:
+        return False  # this version wrote the boundary first: already recorded
+    start: dict[str, Any] = {
+        "type": "compaction/start",
+        "seq": cursor.next_seq,
+        "data": {"compactionId": f"session-start:{cursor.next_seq}", "by": "SessionStart"},
+    }
+    if last and last[-1].time is not None:
+        start["time"] = last[-1].time  # the newest line's: the same transcript, the same row
+    moved = replace(cursor, next_seq=cursor.next_seq + 1, awaiting=True).to_json()
+    report = usecases.capture_and_advance(
+        store, key, moved, lambda: runtime.on_events(session_id, [start])
+    )
+    return report.inserted == 1
 
 
 def _sync_compressed(runtime: MemoryRuntime, path: Path) -> SyncReport:

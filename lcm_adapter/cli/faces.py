@@ -33,13 +33,16 @@ def mcp(ctx: click.Context, db: str | None) -> None:
 @click.pass_context
 def hook(ctx: click.Context, event: str | None) -> None:
     """Answer a Claude-Code-style hook: user-prompt-submit, pre-tool-use, post-tool-use,
-    session-start or stop. Reads the hook JSON on stdin, writes the reply on stdout, and
+    session-start, pre-compact, stop or session-end. Reads the hook JSON on stdin, writes the reply on stdout, and
     always exits 0 so the agent never stops because of memory (errors go to hooks.log).
     """
-    from lcm_adapter.claude.run import run_hook, stdin_bytes
+    from lcm_adapter.claude.client import stdin_bytes
+    from lcm_adapter.claude.run import run_hook
 
     cli_state = state(ctx)
-    run = run_hook(event, cli_state.db, cli_state.config_path, stdin_bytes())
+    run = run_hook(
+        event, cli_state.db, cli_state.config_path, stdin_bytes(), named=cli_state.db_given
+    )
     for line in run.errors:
         click.echo(line, err=True)
     if run.reply is not None:

@@ -35,8 +35,12 @@ def first_run_data(database: Path | str, *, exists: bool = False) -> dict[str, A
                 "command": f"lcm ingest {sessions}",
             },
             {
-                "what": "Claude Code or another MCP client",
-                "command": "see docs/claude-code.md (lcm hook), docs/cli.md (lcm mcp)",
+                "what": "connect Claude Code; memory starts with its next session",
+                "command": "lcm claude install",
+            },
+            {
+                "what": "another MCP client",
+                "command": "see docs/cli.md (lcm mcp)",
             },
         ],
     }

@@ -27,6 +27,7 @@ COMMAND_MODULES: Final = (
     "lcm_adapter.cli.browse",
     "lcm_adapter.cli.restore",
     "lcm_adapter.cli.control",
+    "lcm_adapter.cli.claude",
 )
 # Which module registers each command: a run imports only the module of the command it
 # runs, so `lcm hook` (called before every prompt) does not pay for rich, the analytics or
@@ -43,6 +44,7 @@ COMMANDS: Final[dict[str, str]] = {
     "browse": COMMAND_MODULES[8],
     **dict.fromkeys(("backup", "import"), COMMAND_MODULES[9]),
     **dict.fromkeys(("forget", "pin", "remember", "unpin"), COMMAND_MODULES[10]),
+    "claude": COMMAND_MODULES[11],
 }
 
 

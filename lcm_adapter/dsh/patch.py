@@ -12,13 +12,13 @@ needed.
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
+
+from lcm_adapter.files import write_text_atomic
 
 ROW_ID: Final = "long-conversation-memory"
 BEGIN: Final = f"# >>> {ROW_ID}: managed by `lcm dsh install`; rerun it rather than editing"
@@ -160,21 +160,4 @@ def _refuse_foreign_row(lines: list[str], skip: range = range(0)) -> None:
 
 def write_patch(path: Path, text: str) -> bool:
     """Write atomically, keeping the old file's mode; False when nothing changed."""
-    try:
-        old = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        old = None
-    if old == text:
-        return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o777 if old is not None else 0o644
-    fd, tmp = tempfile.mkstemp(prefix=".cordis.patch.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return True
+    return write_text_atomic(path, text)

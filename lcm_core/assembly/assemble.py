@@ -31,9 +31,7 @@ from lcm_core.assembly.packing import Candidate, Reserve, TokenMeter, choose_met
 from lcm_core.assembly.step import StepMessage, task_text
 from lcm_core.capture.private import Scrubber
 from lcm_core.config import Config, budget_tokens, load_config
-from lcm_core.retrieval.rank import (
-    Omission,
-)
+from lcm_core.retrieval.rank import ALREADY_SHOWN, Omission
 from lcm_core.retrieval.retriever import Retriever
 from lcm_core.retrieval.shown import Shown
 from lcm_core.skills.select import rule_provider
@@ -175,9 +173,7 @@ def _assemble(
     content = [c for c in candidates if c.ref != "compaction-policy"]
     if not content:
         if config.assembly.skip_when_empty:
-            why = "empty session" if not has_history else "nothing relevant to inject"
-            if repeated:
-                why = f"nothing new since the blocks in context ({len(repeated)} already shown)"
+            why = _empty_reason(has_history, omitted)
             return _result(
                 base, trigger, token_source, status, newest, omitted, reasons, errors, why
             )
@@ -216,6 +212,20 @@ def _assemble(
         state_seq=newest,
         compaction=status,
     )
+
+
+def _empty_reason(has_history: bool, omitted: Sequence[Omission]) -> str:
+    """Why nothing is injected: no history, nothing relevant, or all of it already shown.
+
+    Items retrieval left out as already listed count too, not only repeated entries: a
+    question asked again finds its answer shown, and `explain` should say so.
+    """
+    if not has_history:
+        return "empty session"
+    shown = sum(1 for o in omitted if o.reason == ALREADY_SHOWN)
+    if shown:
+        return f"nothing new since the blocks in context ({shown} already shown)"
+    return "nothing relevant to inject"
 
 
 def _result(
