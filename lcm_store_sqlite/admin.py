@@ -1,4 +1,4 @@
-"""Whole-store operations of the SQLite store: meta, stats, export, purge, integrity, files."""
+"""Whole-store operations of the SQLite store: the read hooks, integrity, and its files."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lcm_core.store.models import SCHEMA_VERSION, SESSION_TABLES
-from lcm_core.store.queries import PURGED_TABLES, Query
+from lcm_core.store.models import SCHEMA_VERSION
+from lcm_core.store.queries import Query
 
 if TYPE_CHECKING:
     from lcm_store_sqlite.connection import Connection
@@ -18,24 +18,10 @@ _EXPORT_BATCH = 1000
 
 
 class AdminMixin:
-    """Meta, stats, export, purge, integrity, vacuum and backup; needs `self._db`."""
+    """`SqlReads`' hooks, integrity, introspection, vacuum, scrub and backup; needs `self._db`."""
 
     _db: Connection
     _sessions: SessionCache
-
-    # --- meta --------------------------------------------------------------------
-    def get_meta(self, key: str) -> str | None:
-        with self._db.guarded("get meta") as raw:
-            row = raw.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return None if row is None else str(row[0])
-
-    def set_meta(self, key: str, value: str) -> None:
-        with self._db.transaction(), self._db.guarded("set meta") as raw:
-            raw.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
-
-    def schema_version(self) -> int:
-        with self._db.guarded("schema version") as _:
-            return self._db.current_version()
 
     def _fetch(self, where: str, query: Query) -> list[sqlite3.Row]:
         with self._db.guarded(where) as raw:
@@ -52,23 +38,6 @@ class AdminMixin:
                 return
             for row in batch:
                 yield dict(zip(row.keys(), tuple(row), strict=True))
-
-    def purge_session(self, session_id: str) -> dict[str, int]:
-        deleted: dict[str, int] = {}
-        with self._db.transaction(), self._db.guarded("purge session") as raw:
-            for table in SESSION_TABLES:
-                cursor = raw.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
-                deleted[table] = max(0, cursor.rowcount)
-            self._sessions.invalidate()  # under the lock until the commit (see forget_event)
-        return deleted
-
-    def purge_all(self) -> dict[str, int]:
-        deleted: dict[str, int] = {}
-        with self._db.transaction(), self._db.guarded("purge all") as raw:
-            for table in PURGED_TABLES:
-                deleted[table] = max(0, raw.execute(f"DELETE FROM {table}").rowcount)
-            self._sessions.invalidate()
-        return deleted
 
     def integrity_check(self) -> list[str]:
         problems: list[str] = []

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from lcm_core.testing import StoreContractSuite, StoreFactory
-from lcm_core.testing.memory_db import MemoryDatabase
-from lcm_core.testing.memory_store import InMemoryStore
+from lcm_core.store.memory import MemoryDatabase
+from lcm_core.store.memory import InMemoryStore
 
 
 class TestInMemoryStore(StoreContractSuite):

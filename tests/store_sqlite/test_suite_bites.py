@@ -24,17 +24,16 @@ class DropsSupersessionLink(SQLiteMemoryStore):
 class DedupesEventsByHash(SQLiteMemoryStore):
     """Treats an event whose text the session already holds as a duplicate, whatever its seq."""
 
-    def insert_event(self, event: Event) -> bool:
-        """Ignore the event when its content hash is already stored for the session."""
-        digest = event.content_hash or sha256_hex(event.text)
-        if any(e.content_hash == digest for e in self.list_events(event.session_id)):
-            return False
-        return super().insert_event(event)
-
     def insert_events(self, events: Iterable[Event]) -> int:
-        """Insert one by one through the hash check, in one transaction."""
+        """Insert one by one, each ignored when its content hash is already stored for the
+        session (`insert_event` comes here too)."""
+        inserted = 0
         with self.transaction():
-            return sum(self.insert_event(event) for event in events)
+            for event in events:
+                digest = event.content_hash or sha256_hex(event.text)
+                if all(e.content_hash != digest for e in self.list_events(event.session_id)):
+                    inserted += super().insert_events([event])
+        return inserted
 
 
 class ForgetsFtsEscape(SQLiteMemoryStore):
