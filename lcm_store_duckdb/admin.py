@@ -1,4 +1,4 @@
-"""Whole-store operations of the DuckDB store: meta, stats, export, purge, integrity, files."""
+"""Whole-store operations of the DuckDB store: the read hooks, integrity, and its file."""
 
 from __future__ import annotations
 
@@ -9,11 +9,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 import duckdb
 
-from lcm_core.store.models import SCHEMA_VERSION, SESSION_TABLES
-from lcm_core.store.queries import PURGED_TABLES, Query
+from lcm_core.store.models import SCHEMA_VERSION
+from lcm_core.store.queries import Query
 from lcm_store_duckdb.connection import translate
-from lcm_store_duckdb.fetch import fetch_dict, fetch_dicts
-from lcm_store_duckdb.schema import SEARCH_TABLES
+from lcm_store_duckdb.fetch import fetch_dicts
 
 if TYPE_CHECKING:
     from lcm_store_duckdb.connection import Connection
@@ -27,34 +26,13 @@ _SIDES: Final = (
 
 
 class AdminMixin:
-    """Meta, stats, export, purge and integrity over every table; needs `self._db`."""
+    """`SqlReads`' hooks, integrity, vacuum, scrub and backup; needs `self._db`."""
 
     _db: Connection
 
-    def _one(self, where: str, sql: str, *params: Any) -> dict[str, Any] | None:
-        with self._db.guarded(where) as raw:
-            return fetch_dict(raw.execute(sql, params))
-
     def _fetch(self, where: str, query: Query) -> list[dict[str, Any]]:
-        return self._all(where, query[0], *query[1])
-
-    def _all(self, where: str, sql: str, *params: Any) -> list[dict[str, Any]]:
         with self._db.guarded(where) as raw:
-            return fetch_dicts(raw.execute(sql, params))
-
-    # --- meta --------------------------------------------------------------------
-    def get_meta(self, key: str) -> str | None:
-        row = self._one("get meta", "SELECT value FROM meta WHERE key = ?", key)
-        return None if row is None else str(row["value"])
-
-    def set_meta(self, key: str, value: str) -> None:
-        with self._db.transaction(), self._db.guarded("set meta") as raw:
-            self._db.remember("meta", "key = ?", (key,))
-            raw.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
-
-    def schema_version(self) -> int:
-        with self._db.guarded("schema version"):
-            return self._db.current_version()
+            return fetch_dicts(raw.execute(query[0], list(query[1])))
 
     # --- stats and export ----------------------------------------------------------
     def _stream(self, sql: str, params: tuple[Any, ...], table: str) -> Iterator[dict[str, Any]]:
@@ -81,35 +59,6 @@ class AdminMixin:
         finally:
             with contextlib.suppress(duckdb.Error):
                 cursor.close()
-
-    # --- purge -------------------------------------------------------------------
-    def purge_session(self, session_id: str) -> dict[str, int]:
-        deleted: dict[str, int] = {}
-        with self._db.transaction(), self._db.guarded("purge session") as raw:
-            for table in SESSION_TABLES:
-                for name in (table, SEARCH_TABLES.get(table)):
-                    if name is None:
-                        continue
-                    self._db.remember(name, "session_id = ?", (session_id,))
-                    row = raw.execute(
-                        f"DELETE FROM {name} WHERE session_id = ?", (session_id,)
-                    ).fetchone()
-                    if name == table:
-                        deleted[table] = int(row[0]) if row else 0
-        return deleted
-
-    def purge_all(self) -> dict[str, int]:
-        deleted: dict[str, int] = {}
-        with self._db.transaction(), self._db.guarded("purge all") as raw:
-            for table in PURGED_TABLES:
-                for name in (table, SEARCH_TABLES.get(table)):
-                    if name is None:
-                        continue
-                    self._db.remember(name, "TRUE", ())
-                    row = raw.execute(f"DELETE FROM {name}").fetchone()
-                    if name == table:
-                        deleted[table] = int(row[0]) if row else 0
-        return deleted
 
     # --- integrity ----------------------------------------------------------------
     def integrity_check(self) -> list[str]:

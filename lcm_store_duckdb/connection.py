@@ -33,8 +33,8 @@ CONFIG: Final = {"autoinstall_known_extensions": False, "autoload_known_extensio
 _PID_RE: Final = re.compile(r"\(PID (\d+)\)")
 
 
-# One list parameter per membership test; NULLS FIRST as SQLite sorts NULL.
-DIALECT = Dialect(member="list_contains({mark}, {column})", nulls_first=" NULLS FIRST")
+# One list parameter per membership test.
+DIALECT = Dialect(member="list_contains({mark}, {column})")
 
 
 def translate(exc: duckdb.Error, where: str) -> StoreError:

@@ -24,6 +24,7 @@ from lcm_core.store.errors import (
     StoreOpenError,
 )
 from lcm_core.store.models import SCHEMA_VERSION
+from lcm_core.store.queries import Dialect
 from lcm_core.text.tokens import scrub_surrogates
 from lcm_store_postgres.schema import MIGRATIONS, VERSION_TABLE, tenancy_statements
 
@@ -31,6 +32,8 @@ from lcm_store_postgres.schema import MIGRATIONS, VERSION_TABLE, tenancy_stateme
 # spells "lcm" in ASCII).
 _MIGRATION_LOCK: Final = 0x6C636D
 CONNECT_TIMEOUT_S: Final = 10
+# psycopg's parameter mark, and one array parameter per membership test.
+DIALECT: Final = Dialect(mark="%s", member="{column} = ANY({mark})")
 
 
 def redact_url(url: str) -> str:

@@ -8,18 +8,16 @@ the rows come from:
   its rows: from the handle's copy of the session when it keeps one (`session_cache`,
   the declared speed layer), else read with SQL, and matched in Python;
 - a larger scope (no session, or a bigger one) yields the rule's candidates: each long
-  term's newest rows from the trigram index, asked for the term as written and as
-  casefolded (the index folds case letter by letter), and the short terms' newest rows
-  by LIKE (ASCII case-insensitive, so each cased non-ASCII letter is asked in its other
-  cases too) or through the index's vocabulary (`pairs`). The index cannot see a fold
-  that changes a text's length or maps a compatibility letter into ASCII (`Straße` is
-  `strasse`, `ﬁ` is `fi`, `K` is `k`): such a text is a candidate only for a term
-  written as the text writes it.
+  term's newest rows from the trigram index, and the short terms' newest rows by LIKE
+  or through the index's vocabulary (`pairs`). Both fold less than casefold (the index
+  letter by letter, LIKE ASCII only), so each term is asked in the spellings that fold
+  to its casefold there (`spellings`: `strasse` also as `straße`, `é` also as `É`),
+  and every candidate is checked by the core's rule; `spellings` names what stays out
+  of the index's reach.
 """
 
 from __future__ import annotations
 
-import itertools
 import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -39,8 +37,9 @@ from lcm_core.store.queries import Where
 from lcm_core.store.sql_reads import Among
 from lcm_core.text.tokens import best_matches
 from lcm_store_sqlite.connection import DIALECT
-from lcm_store_sqlite.like import TERMS_PER_QUERY, Searched, ascii_fold, fts_phrase
+from lcm_store_sqlite.like import TERMS_PER_QUERY, Searched, fts_phrase
 from lcm_store_sqlite.pairs import is_pair_term, pair_rows
+from lcm_store_sqlite.spellings import index_spellings, like_spellings
 
 if TYPE_CHECKING:
     from lcm_store_sqlite.connection import Connection
@@ -128,7 +127,9 @@ class SearchMixin:
         sql = f"SELECT t.rowid, t.{searched.column} FROM {searched.table} AS t WHERE {test}"
         # Put in rowid order here: asked for in SQL, the order makes the planner walk the
         # whole table in rowid order instead of the session's index.
-        return dict(sorted((int(r[0]), str(r[1])) for r in searched.raw.execute(sql, searched.params)))
+        return dict(
+            sorted((int(r[0]), str(r[1])) for r in searched.raw.execute(sql, searched.params))
+        )
 
     @staticmethod
     def _rows_by_id(raw: sqlite3.Connection, table: str, rowids: Sequence[int]) -> dict[int, Any]:
@@ -219,7 +220,7 @@ class SearchMixin:
             f"WHERE {fts_table} MATCH ?{searched.where} ORDER BY {fts_table}.rowid DESC LIMIT ?"
         )
         for term in terms:
-            for spelled in dict.fromkeys((term, fold(term))):
+            for spelled in index_spellings(term):
                 args = (self._fts_phrase(spelled), *searched.params, each)
                 for rowid, text in searched.raw.execute(sql, args):
                     found.setdefault(rowid, text)
@@ -229,13 +230,13 @@ class SearchMixin:
         self, searched: Searched, terms: Sequence[str], limit: int
     ) -> list[tuple[int, str]]:
         """The newest `limit` rows holding any term too short for trigrams (rowid, text),
-        each term asked in its case variants (`case_variants`).
+        each term asked in every spelling LIKE tells apart (`spellings.like_spellings`).
 
         Two-character terms go through the trigram index's vocabulary (`pairs`) instead
         of a LIKE over the whole table; the newest `limit` of the union are the newest
         `limit` of each part's newest `limit`.
         """
-        spelled = list(dict.fromkeys(v for term in terms for v in case_variants(term)))
+        spelled = list(dict.fromkeys(v for term in terms for v in like_spellings(term)))
         paired = [t for t in spelled if is_pair_term(t)]
         scanned = [t for t in spelled if t not in paired]
         rows: dict[int, str] = {}
@@ -244,21 +245,3 @@ class SearchMixin:
         for start in range(0, len(paired), TERMS_PER_QUERY):
             rows.update(pair_rows(searched, paired[start : start + TERMS_PER_QUERY], limit))
         return sorted(rows.items(), reverse=True)[:limit]
-
-
-def case_variants(term: str) -> list[str]:
-    """The spellings of a short term LIKE must be asked for to find every text holding it
-    letter for letter under casefold: LIKE folds ASCII only, so each non-ASCII cased letter
-    is also asked as its upper, lower and title case; and the term's casefold (`ß` is also
-    `ss`). ASCII-only spellings that LIKE treats alike are asked once."""
-    choices = [
-        dict.fromkeys(
-            c for c in (ch, ch.lower(), ch.upper(), ch.title(), ch.casefold()) if len(c) == 1
-        )
-        for ch in term
-    ]
-    spellings = ["".join(p) for p in itertools.product(*choices)] + [fold(term)]
-    seen: dict[str, str] = {}
-    for spelling in spellings:
-        seen.setdefault(ascii_fold(spelling), spelling)
-    return list(seen.values())

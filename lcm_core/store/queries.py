@@ -39,10 +39,10 @@ def session_match(table: str, session_id: str | None) -> dict[str, Any]:
 def export_query(table: str, session_id: str | None = None, *, mark: str = "?") -> Query:
     """Every row of one table in the stable export order; an unknown table is an error."""
     known_table(table)
+    params: tuple[Any, ...] = ()
+    where = ""
     if session_id is not None and table in SESSION_TABLES:
         where, params = f" WHERE session_id = {mark}", (session_id,)
-    else:
-        where, params = "", ()
     return f"SELECT * FROM {table}{where} ORDER BY {EXPORT_ORDER[table]}", params
 
 

@@ -197,6 +197,17 @@ def _select_sql(
     return sql
 
 
+def match_clause(
+    dialect: Dialect, table: str, match: Mapping[str, Any], columns: Iterable[str]
+) -> Query | None:
+    """A match as a bare condition ("TRUE" for none) and its parameters; None when an
+    empty list matches nothing (for a backend that reads rows before it changes them)."""
+    where = _where_sql(dialect, table, match_shape(match), tuple(columns))
+    if where is None:
+        return None
+    return (where.removeprefix(" WHERE ") or "TRUE"), tuple(match_params(dialect, match))
+
+
 def count_rows_query(
     dialect: Dialect, table: str, match: Mapping[str, Any], columns: Iterable[str]
 ) -> Query | None:

@@ -13,7 +13,7 @@ backend: they are where the dialects differ (ids, upserts, search indexes, undo)
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 from lcm_core.store.models import TABLES, Event, EventHit, ItemHit, MemoryItem
@@ -61,11 +61,9 @@ class SqlReads:
         """Rows of `table` holding any term, scored; `among` maps a column to its allowed values."""
         raise NotImplementedError
 
-    def _event(self, row: Any, shape: str) -> Event:
-        raise NotImplementedError
-
-    def _item(self, row: Any, shape: str) -> MemoryItem:
-        raise NotImplementedError
+    # Row conversions (`primitives.StorePrimitives`: a backend may memoise them).
+    _event: Callable[[Any, str], Event]
+    _item: Callable[[Any, str], MemoryItem]
 
     def _window(
         self, session_id: str, start_seq: int, end_seq: int, types: Sequence[str] | None

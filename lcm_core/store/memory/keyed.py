@@ -69,10 +69,10 @@ def _key(table: str, row: Mapping[str, Any]) -> Any:
 def _holds(value: Any, wanted: Any) -> bool:
     """Whether a stored value meets one column of a match (see `RowStore`)."""
     if isinstance(wanted, AtMost):
-        return value is not None and value <= wanted.value
+        return value is not None and bool(value <= wanted.value)
     if isinstance(wanted, list | tuple):
-        return value in wanted
-    return value == wanted  # None matches NULL only
+        return bool(value in wanted)
+    return bool(value == wanted)  # None matches NULL only
 
 
 def _sorted(found: list[Row], order: Sequence[str]) -> list[Row]:
