@@ -472,6 +472,15 @@ class StoreBackend(Protocol):
 
 
 @runtime_checkable
+class SupportsScratch(Protocol):
+    """A backend that can open an empty, private, throwaway store of its own kind."""
+
+    def scratch(self) -> MemoryStore:
+        """A new in-memory store of this backend (re-extraction derives items in one)."""
+        ...
+
+
+@runtime_checkable
 class SupportsVacuum(Protocol):
     """A backend that can give freed space back to the file system."""
 
