@@ -9,15 +9,15 @@ from typing import TYPE_CHECKING, Any, Final
 
 import duckdb
 
-from lcm_core.store.models import SCHEMA_VERSION
 from lcm_core.store.queries import Query
+from lcm_core.store.sql_reads import STREAM_BATCH
 from lcm_store_duckdb.connection import translate
 from lcm_store_duckdb.fetch import fetch_dicts
 
 if TYPE_CHECKING:
     from lcm_store_duckdb.connection import Connection
 
-_EXPORT_BATCH: Final = 1000
+
 # Content table, side table, and the key columns joining them.
 _SIDES: Final = (
     ("events", "events_search", ("session_id", "seq")),
@@ -49,7 +49,7 @@ class AdminMixin:
                 raise translate(exc, f"{self._db.label}: export {table}") from exc
             while True:
                 try:
-                    batch = cursor.fetchmany(_EXPORT_BATCH)
+                    batch = cursor.fetchmany(STREAM_BATCH)
                 except duckdb.Error as exc:
                     raise translate(exc, f"{self._db.label}: export {table}") from exc
                 if not batch:
@@ -61,12 +61,10 @@ class AdminMixin:
                 cursor.close()
 
     # --- integrity ----------------------------------------------------------------
-    def integrity_check(self) -> list[str]:
+    def _store_problems(self) -> list[str]:
+        """The side tables against their content tables, and the one-active-item rule."""
         problems: list[str] = []
         with self._db.guarded("integrity check") as raw:
-            version = self._db.current_version()
-            if version != SCHEMA_VERSION:
-                problems.append(f"schema version is {version}, expected {SCHEMA_VERSION}")
             # The side tables play the part of SQLite's FTS index: each content row has
             # exactly one side row and no side row is left without its content row.
             for table, side, keys in _SIDES:
@@ -91,12 +89,6 @@ class AdminMixin:
             ).fetchone()
             if row and row[0]:
                 problems.append(f"{row[0]} content hashes have more than one active item")
-            row = raw.execute(
-                "SELECT count(*) FROM memory_items AS m WHERE m.superseded_by IS NOT NULL "
-                "AND NOT EXISTS (SELECT 1 FROM memory_items AS n WHERE n.id = m.superseded_by)"
-            ).fetchone()
-            if row and row[0]:
-                problems.append(f"{row[0]} memory items link to a missing successor")
         return problems
 
     # --- extras ------------------------------------------------------------------

@@ -20,6 +20,7 @@ from lcm_core.store.errors import (
     StoreConflictError,
     StoreError,
     StoreOpenError,
+    translated,
 )
 from lcm_core.store.migrations import migration_plan, needs_migration, parse_version
 from lcm_core.store.queries import Dialect
@@ -168,10 +169,8 @@ class Connection:
         with self.lock:
             depth = self._depth
             if depth == 0:
-                try:
+                with translated(duckdb.Error, translate, self.label):
                     self.raw.execute("BEGIN TRANSACTION")
-                except duckdb.Error as exc:
-                    raise translate(exc, self.label) from exc
                 self._aborted = False
             else:
                 self.undo.push()
@@ -181,8 +180,7 @@ class Connection:
             except BaseException:
                 self._depth -= 1
                 if depth == 0:
-                    with contextlib.suppress(duckdb.Error):
-                        self.raw.execute("ROLLBACK")
+                    self._quiet_rollback()
                     self.undo.clear()
                 elif not self._aborted:
                     try:
@@ -198,29 +196,29 @@ class Connection:
                 return
             self.undo.clear()
             if self._aborted:
-                with contextlib.suppress(duckdb.Error):
-                    self.raw.execute("ROLLBACK")
+                self._quiet_rollback()
                 raise StoreError(
                     f"{self.label}: a database error inside this transaction aborted it; "
                     "none of its writes were kept"
                 )
-            try:
+            with translated(duckdb.Error, translate, self.label, then=self._quiet_rollback):
                 self.raw.execute("COMMIT")
-            except duckdb.Error as exc:
-                with contextlib.suppress(duckdb.Error):
-                    self.raw.execute("ROLLBACK")
-                raise translate(exc, self.label) from exc
+
+    def _quiet_rollback(self) -> None:
+        with contextlib.suppress(duckdb.Error):
+            self.raw.execute("ROLLBACK")
+
+    def _note_abort(self) -> None:
+        """A driver error inside a transaction: DuckDB has aborted all of it."""
+        if self._depth > 0:
+            self._aborted = True
 
     @contextlib.contextmanager
     def guarded(self, where: str) -> Iterator[duckdb.DuckDBPyConnection]:
         """Hold the lock and turn driver errors into `StoreError`s."""
-        with self.lock:
-            try:
-                yield self.raw
-            except duckdb.Error as exc:
-                if self._depth > 0:
-                    self._aborted = True
-                raise translate(exc, f"{self.label}: {where}") from exc
+        where = f"{self.label}: {where}"
+        with self.lock, translated(duckdb.Error, translate, where, then=self._note_abort):
+            yield self.raw
 
     def remember(self, table: str, where: str, params: Sequence[Any]) -> None:
         """Before a write inside an inner transaction, keep the rows it may replace."""

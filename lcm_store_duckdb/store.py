@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 
 from lcm_core.store.base import BaseStore
+from lcm_core.store.primitives import OnConnection
 from lcm_core.store.registry import store_url
 from lcm_core.store.sql_reads import SqlReads
 from lcm_store_duckdb.admin import AdminMixin
@@ -25,6 +25,7 @@ class DuckDBMemoryStore(
     ExportReadingMixin,
     SearchMixin,
     SqlReads,
+    OnConnection,
     BaseStore,
 ):
     """A `MemoryStore` on one DuckDB file (or `:memory:`), schema v2, one process at a time.
@@ -42,19 +43,6 @@ class DuckDBMemoryStore(
 
     def __repr__(self) -> str:
         return f"DuckDBMemoryStore({self._db.label!r})"
-
-    # --- lifetime ----------------------------------------------------------------
-    def transaction(self) -> contextlib.AbstractContextManager[None]:
-        return self._db.transaction()
-
-    def close(self) -> None:
-        self._db.close()
-
-    def __enter__(self) -> DuckDBMemoryStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def scratch(self) -> DuckDBMemoryStore:
         """A new, empty, private in-memory store of this kind (re-extraction derives in one)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 import psycopg
 from psycopg import IsolationLevel
@@ -17,14 +17,13 @@ from psycopg.pq import TransactionStatus
 
 from lcm_core.store import rows
 from lcm_core.store.errors import StoreError
-from lcm_core.store.models import SCHEMA_VERSION, TABLES
+from lcm_core.store.models import TABLES
 from lcm_core.store.queries import Query
+from lcm_core.store.sql_reads import STREAM_BATCH
 from lcm_store_postgres.schema import HIDDEN_COLUMNS
 
 if TYPE_CHECKING:
     from lcm_store_postgres.connection import Connection
-
-_EXPORT_BATCH: Final = 1000
 
 
 class AdminMixin:
@@ -36,27 +35,21 @@ class AdminMixin:
     def _fetch(self, where: str, query: Query) -> list[dict[str, Any]]:
         """Rows of one query, without the tenant columns."""
         with self._db.guarded(where) as raw:
-            found = raw.execute(*query).fetchall()
-        return [{k: v for k, v in row.items() if k not in HIDDEN_COLUMNS} for row in found]
+            return _public(raw.execute(*query).fetchall())
 
-    def _stream(self, sql: str, params: tuple[Any, ...], table: str) -> Iterator[dict[str, Any]]:
-        """Rows a batch at a time from a cursor of their own, without the tenant columns."""
-        with self._db.guarded(f"export {table}") as raw:
-            cursor = raw.execute(sql, params)
-        while True:
-            with self._db.guarded(f"export {table}"):
-                batch = cursor.fetchmany(_EXPORT_BATCH)
-            if not batch:
-                return
-            for row in batch:
-                yield {key: value for key, value in row.items() if key not in HIDDEN_COLUMNS}
+    def _cursor(self, where: str, query: Query) -> Any:
+        with self._db.guarded(where) as raw:
+            return raw.execute(*query)
 
-    def integrity_check(self) -> list[str]:
+    def _next_batch(self, where: str, cursor: Any) -> list[dict[str, Any]]:
+        """The cursor's next rows, without the tenant columns."""
+        with self._db.guarded(where):
+            return _public(cursor.fetchmany(STREAM_BATCH))
+
+    def _store_problems(self) -> list[str]:
+        """Every table present, with row-level security forced."""
         problems: list[str] = []
         with self._db.guarded("integrity check") as raw:
-            version = self._db.current_version()
-            if version != SCHEMA_VERSION:
-                problems.append(f"schema version is {version}, expected {SCHEMA_VERSION}")
             for table in TABLES:
                 row = raw.execute(
                     "SELECT relrowsecurity AND relforcerowsecurity AS forced FROM pg_class "
@@ -67,12 +60,6 @@ class AdminMixin:
                     problems.append(f"table {table} is missing")
                 elif not row["forced"]:
                     problems.append(f"table {table}: row-level security is not forced")
-            dangling = raw.execute(
-                "SELECT count(*) AS n FROM memory_items AS m WHERE m.superseded_by IS NOT NULL "
-                "AND NOT EXISTS (SELECT 1 FROM memory_items AS n WHERE n.id = m.superseded_by)"
-            ).fetchone()
-            if dangling and dangling["n"]:
-                problems.append(f"{dangling['n']} memory items link to a missing successor")
         return problems
 
     def vacuum(self) -> None:
@@ -111,3 +98,8 @@ class AdminMixin:
     def shares_file(self) -> bool:
         """True: any number of handles and processes may use the database at once."""
         return True
+
+
+def _public(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows as the port shows them: without this backend's hidden columns."""
+    return [{k: v for k, v in row.items() if k not in HIDDEN_COLUMNS} for row in found]

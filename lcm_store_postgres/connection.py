@@ -22,6 +22,7 @@ from lcm_core.store.errors import (
     StoreConflictError,
     StoreError,
     StoreOpenError,
+    translated,
 )
 from lcm_core.store.models import SCHEMA_VERSION
 from lcm_core.store.queries import Dialect
@@ -183,10 +184,8 @@ class Connection:
             self._revive()
             self._depth += 1
             try:
-                with self.raw.transaction():
+                with translated(psycopg.Error, translate, self.label), self.raw.transaction():
                     yield
-            except psycopg.Error as exc:
-                raise translate(exc, self.label) from exc
             finally:
                 self._depth -= 1
 
@@ -195,10 +194,8 @@ class Connection:
         """Hold the lock and turn driver errors into `StoreError`s."""
         with self.lock:
             self._revive()
-            try:
+            with translated(psycopg.Error, translate, f"{self.label}: {where}"):
                 yield self.raw
-            except psycopg.Error as exc:
-                raise translate(exc, f"{self.label}: {where}") from exc
 
     def close(self) -> None:
         with self.lock, contextlib.suppress(psycopg.Error):

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from typing import Any
 
 from lcm_core.store.base import BaseStore
 from lcm_core.store.models import AssemblyLog
+from lcm_core.store.primitives import OnConnection
 from lcm_core.store.sql_reads import SqlReads
 from lcm_store_postgres.admin import AdminMixin
 from lcm_store_postgres.connection import DIALECT, Connection, redact_url
@@ -17,7 +17,9 @@ from lcm_store_postgres.tenants import create_tenant, server_report
 from lcm_store_postgres.writes import WritesMixin
 
 
-class PostgresMemoryStore(EventsMixin, WritesMixin, AdminMixin, SearchMixin, SqlReads, BaseStore):
+class PostgresMemoryStore(
+    EventsMixin, WritesMixin, AdminMixin, SearchMixin, SqlReads, OnConnection, BaseStore
+):
     """A `MemoryStore` on a PostgreSQL database; the connected role is the tenant."""
 
     dialect = DIALECT
@@ -30,19 +32,6 @@ class PostgresMemoryStore(EventsMixin, WritesMixin, AdminMixin, SearchMixin, Sql
 
     def __repr__(self) -> str:
         return f"PostgresMemoryStore({self.url!r})"
-
-    # --- lifetime ----------------------------------------------------------------
-    def transaction(self) -> contextlib.AbstractContextManager[None]:
-        return self._db.transaction()
-
-    def close(self) -> None:
-        self._db.close()
-
-    def __enter__(self) -> PostgresMemoryStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def schema_version(self) -> int:
         """The owner's record of the schema (`lcm_schema`), which every tenant reads."""

@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lcm_core.store.models import SCHEMA_VERSION
 from lcm_core.store.queries import Query
+from lcm_core.store.sql_reads import STREAM_BATCH
 
 if TYPE_CHECKING:
     from lcm_store_sqlite.connection import Connection
     from lcm_store_sqlite.session_cache import SessionCache
-
-_EXPORT_BATCH = 1000
 
 
 class AdminMixin:
@@ -27,19 +24,18 @@ class AdminMixin:
         with self._db.guarded(where) as raw:
             return raw.execute(*query).fetchall()
 
-    def _stream(self, sql: str, params: tuple[Any, ...], table: str) -> Iterator[dict[str, Any]]:
-        # Fetch in batches with its own cursor so a big table never sits in memory whole.
-        with self._db.guarded(f"export {table}") as raw:
-            cursor = raw.execute(sql, params)
-        while True:
-            with self._db.guarded(f"export {table}"):
-                batch = cursor.fetchmany(_EXPORT_BATCH)
-            if not batch:
-                return
-            for row in batch:
-                yield dict(zip(row.keys(), tuple(row), strict=True))
+    def _cursor(self, where: str, query: Query) -> sqlite3.Cursor:
+        with self._db.guarded(where) as raw:
+            return raw.execute(*query)
 
-    def integrity_check(self) -> list[str]:
+    def _next_batch(self, where: str, cursor: sqlite3.Cursor) -> list[dict[str, Any]]:
+        with self._db.guarded(where):
+            return [
+                dict(zip(r.keys(), tuple(r), strict=True)) for r in cursor.fetchmany(STREAM_BATCH)
+            ]
+
+    def _store_problems(self) -> list[str]:
+        """SQLite's own check of the file, and each FTS index against its content table."""
         problems: list[str] = []
         with self._db.guarded("integrity check") as raw:
             for row in raw.execute("PRAGMA integrity_check"):
@@ -55,15 +51,6 @@ class AdminMixin:
                     # it, which says nothing about damage.
                     if "readonly" not in str(exc):
                         problems.append(f"{fts}: {exc}")
-            version = self._db.current_version()
-            if version != SCHEMA_VERSION:
-                problems.append(f"schema version is {version}, expected {SCHEMA_VERSION}")
-            dangling = raw.execute(
-                "SELECT COUNT(*) FROM memory_items AS m WHERE m.superseded_by IS NOT NULL "
-                "AND NOT EXISTS (SELECT 1 FROM memory_items AS n WHERE n.id = m.superseded_by)"
-            ).fetchone()[0]
-            if dangling:
-                problems.append(f"{dangling} memory items link to a missing successor")
         return problems
 
     # --- extras ------------------------------------------------------------------

@@ -17,6 +17,7 @@ from lcm_core.store.errors import (
     StoreConflictError,
     StoreError,
     StoreOpenError,
+    translated,
 )
 from lcm_core.store.migrations import migration_plan, needs_migration, parse_version
 from lcm_core.store.queries import Dialect
@@ -159,13 +160,11 @@ class Connection:
         """Outermost level is BEGIN IMMEDIATE; inner levels are savepoints."""
         with self.lock:
             depth = self._depth
-            try:
+            with translated(sqlite3.Error, translate, self.label):
                 if depth == 0:
                     self.raw.execute("BEGIN IMMEDIATE")
                 else:
                     self.raw.execute(f"SAVEPOINT lcm_sp{depth}")
-            except sqlite3.Error as exc:
-                raise translate(exc, self.label) from exc
             self._depth += 1
             try:
                 yield
@@ -179,25 +178,22 @@ class Connection:
                         self.raw.execute(f"RELEASE lcm_sp{depth}")
                 raise
             self._depth -= 1
-            try:
+            undo = self._quiet_rollback if depth == 0 else None
+            with translated(sqlite3.Error, translate, self.label, then=undo):
                 if depth == 0:
                     self.raw.execute("COMMIT")
                 else:
                     self.raw.execute(f"RELEASE lcm_sp{depth}")
-            except sqlite3.Error as exc:
-                if depth == 0:
-                    with contextlib.suppress(sqlite3.Error):
-                        self.raw.execute("ROLLBACK")
-                raise translate(exc, self.label) from exc
+
+    def _quiet_rollback(self) -> None:
+        with contextlib.suppress(sqlite3.Error):
+            self.raw.execute("ROLLBACK")
 
     @contextlib.contextmanager
     def guarded(self, where: str) -> Iterator[sqlite3.Connection]:
         """Hold the lock and turn driver errors into `StoreError`s."""
-        with self.lock:
-            try:
-                yield self.raw
-            except sqlite3.Error as exc:
-                raise translate(exc, f"{self.label}: {where}") from exc
+        with self.lock, translated(sqlite3.Error, translate, f"{self.label}: {where}"):
+            yield self.raw
 
     def close(self) -> None:
         with self.lock, contextlib.suppress(sqlite3.Error):

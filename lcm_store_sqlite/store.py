@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -11,6 +10,7 @@ from lcm_core.store import rows
 from lcm_core.store.base import BaseStore
 from lcm_core.store.matching import SCAN_ROWS_MAX
 from lcm_core.store.models import Event, MemoryEvent, MemoryItem
+from lcm_core.store.primitives import OnConnection
 from lcm_core.store.registry import store_url
 from lcm_core.store.sql_reads import SqlReads
 from lcm_store_sqlite.admin import AdminMixin
@@ -20,7 +20,7 @@ from lcm_store_sqlite.session_cache import CopiedRow, SessionCache
 from lcm_store_sqlite.writes import WritesMixin
 
 
-class SQLiteMemoryStore(EventsMixin, WritesMixin, AdminMixin, SqlReads, BaseStore):
+class SQLiteMemoryStore(EventsMixin, WritesMixin, AdminMixin, SqlReads, OnConnection, BaseStore):
     """A `MemoryStore` on one SQLite file (or `:memory:`), schema v2, WAL mode."""
 
     dialect = DIALECT
@@ -64,19 +64,6 @@ class SQLiteMemoryStore(EventsMixin, WritesMixin, AdminMixin, SqlReads, BaseStor
 
     def __repr__(self) -> str:
         return f"SQLiteMemoryStore({self._db.label!r})"
-
-    # --- lifetime ----------------------------------------------------------------
-    def transaction(self) -> contextlib.AbstractContextManager[None]:
-        return self._db.transaction()
-
-    def close(self) -> None:
-        self._db.close()
-
-    def __enter__(self) -> SQLiteMemoryStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def scratch(self) -> SQLiteMemoryStore:
         """A new, empty, private in-memory store of this kind (re-extraction derives in one)."""

@@ -1,12 +1,12 @@
 """`BaseStore`: the whole `MemoryStore` written once over a backend's few primitives.
 
-A backend supplies `StoreBackend` (`lcm_core.store.ports`): keyed rows (`find_row`,
+A backend supplies `StoreBackend` (`lcm_core.store.primitives`): keyed rows (`find_row`,
 `list_rows`, `count_rows`, `put_row`, `update_rows`, `delete_rows`, `export_rows`),
 events (`insert_events`, `list_events`, `get_events`, `search_events`), item search,
-`integrity_check`, `transaction` and `close`. Everything else is here: the item write
-policy (one active item per content hash, a lifecycle row with every change, forgetting
-as a tombstone), the archive, meta, stats and purges; the bookkeeping tables are in
-`lcm_core.store.base_records`. A backend overrides a method only to do it faster or to
+`transaction` and `close`. Everything else is here: the item write policy (one active
+item per content hash, a lifecycle row with every change, forgetting as a tombstone),
+the archive, meta, stats, purges and the integrity checks every store shares; the
+bookkeeping tables are in `lcm_core.store.base_records`. A backend overrides a method only to do it faster or to
 add what its files need (SQLite zeroes freed pages before a forget).
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Self
 
 from lcm_core.clock import utc_now_iso
 from lcm_core.store import records, rows
@@ -22,6 +22,7 @@ from lcm_core.store.base_records import BookkeepingMixin
 from lcm_core.store.errors import StoreConflictError, StoreNotFoundError
 from lcm_core.store.migrations import parse_version
 from lcm_core.store.models import (
+    SCHEMA_VERSION,
     SESSION_TABLES,
     TABLES,
     ArchiveEntry,
@@ -220,6 +221,24 @@ class BaseStore(BookkeepingMixin):
     def purge_all(self) -> dict[str, int]:
         with self.transaction():
             return {table: self.delete_rows(table, {}) for table in PURGED_TABLES}
+
+    def integrity_check(self) -> list[str]:
+        """The backend's own findings (`_store_problems`), then what every store checks: the
+        schema version, and supersession links that point at no item."""
+        problems = self._store_problems()
+        version = self.schema_version()
+        if version != SCHEMA_VERSION:
+            problems.append(f"schema version is {version}, expected {SCHEMA_VERSION}")
+        dangling = self._dangling_successors()
+        if dangling:
+            problems.append(f"{dangling} memory items link to a missing successor")
+        return problems
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _same_content(item_id: str) -> StoreConflictError:

@@ -1,6 +1,6 @@
 """The bookkeeping tables over keyed rows: sessions, state, the queue, skills, rules, logs.
 
-Each method is a few keyed-row calls (`primitives.StorePrimitives`), the same on every
+Each method is a few keyed-row calls (`primitives.StoreBackend`), the same on every
 backend; rows are the `records.*_record` dicts, read back by `rows.*_from_row`.
 """
 
@@ -26,12 +26,12 @@ from lcm_core.store.models import (
     TaskState,
     ValidationLog,
 )
-from lcm_core.store.primitives import StorePrimitives
+from lcm_core.store.primitives import StoreBackend
 from lcm_core.store.queries import AtMost
 from lcm_core.store.rows import nulls_first
 
 
-class BookkeepingMixin(StorePrimitives):
+class BookkeepingMixin(StoreBackend):
     """Every table but events, archive and items, written once for all backends."""
 
     def _upsert(self, table: str, row: Mapping[str, Any], keep: Sequence[str] = ()) -> None:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
 
 class StoreError(Exception):
     """Any storage failure, with a one-line message a person can act on."""
@@ -37,3 +41,21 @@ class ReadOnlyStoreError(StoreError):
 
 class StorageFullError(StoreError):
     """The disk or a file-size limit stopped a write; nothing of it was committed."""
+
+
+@contextmanager
+def translated(
+    driver_error: type[BaseException],
+    translate: Callable[[Any, str], StoreError],
+    where: str,
+    *,
+    then: Callable[[], object] | None = None,
+) -> Iterator[None]:
+    """Inside the block, a database driver's error becomes the port's: `then` runs first
+    (a quiet rollback, say), then `translate(exc, where)` is raised from it."""
+    try:
+        yield
+    except driver_error as exc:
+        if then is not None:
+            then()
+        raise translate(exc, where) from exc

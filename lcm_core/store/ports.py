@@ -1,10 +1,11 @@
-"""The storage port: the primitives a backend writes, and the store the core uses.
+"""The storage port: the store the core uses, and what a backend adds to it.
 
-A backend implements `StoreBackend`: keyed rows of any table, the event log, item
-search, integrity, transactions and close (15 methods). `lcm_core.store.base.BaseStore`
-derives the rest of `MemoryStore` from them, once for every backend: the item write
-policy (dedup, lifecycle rows, tombstones), the archive, meta, stats, purges and every
-bookkeeping table. `MemoryStore` composes the role Protocols (rows, events and archive,
+A backend writes the primitives of `lcm_core.store.primitives.StoreBackend` (keyed rows
+of any table, the event log, item search, transactions and close: 14 methods);
+`lcm_core.store.base.BaseStore` derives the rest of `MemoryStore` from them, once for
+every backend: the item write policy (dedup, lifecycle rows, tombstones), the archive,
+meta, stats, purges, the integrity checks every store shares and every bookkeeping
+table. `MemoryStore` composes the role Protocols (rows, events and archive,
 items, sessions, skills and rules, logs, admin, lifetime); a core function asks for the
 narrowest role it needs, so a caller's signature says what it touches. All methods are
 synchronous; an async host calls them through a thread.
@@ -391,84 +392,6 @@ class MemoryStore(
     - Per-session filters (`stats`, `export_rows`, `purge_session`) apply to tables
       that have a `session_id` column; skills, rules and meta are global.
     """
-
-
-@runtime_checkable
-class StoreBackend(Protocol):
-    """What a backend writes; `lcm_core.store.base.BaseStore` makes a `MemoryStore` of it.
-
-    The methods' contracts are those of the role Protocols above, which name them too.
-    An SQL backend gets the reads (`find_row`, `list_rows`, `count_rows`, `export_rows`,
-    `list_events`, `get_events`, `search_*`) from `lcm_core.store.sql_reads.SqlReads`.
-    """
-
-    url: str
-
-    def transaction(self) -> AbstractContextManager[None]: ...
-
-    def close(self) -> None: ...
-
-    def find_row(self, table: str, match: Mapping[str, Any]) -> dict[str, Any] | None: ...
-
-    def list_rows(
-        self,
-        table: str,
-        match: Mapping[str, Any] | None = None,
-        *,
-        order: Sequence[str] | None = None,
-        limit: int | None = None,
-        offset: int = 0,
-        columns: Sequence[str] | None = None,
-    ) -> list[dict[str, Any]]: ...
-
-    def count_rows(self, table: str, match: Mapping[str, Any] | None = None) -> int: ...
-
-    def put_row(self, table: str, row: Mapping[str, Any]) -> Any: ...
-
-    def update_rows(
-        self, table: str, match: Mapping[str, Any], values: Mapping[str, Any]
-    ) -> int: ...
-
-    def delete_rows(self, table: str, match: Mapping[str, Any]) -> int: ...
-
-    def export_rows(
-        self, table: str, *, session_id: str | None = None
-    ) -> Iterator[dict[str, Any]]: ...
-
-    def insert_events(self, events: Iterable[Event]) -> int: ...
-
-    def list_events(
-        self,
-        session_id: str,
-        *,
-        start_seq: int | None = None,
-        end_seq: int | None = None,
-        types: Sequence[str] | None = None,
-        limit: int | None = None,
-    ) -> list[Event]: ...
-
-    def get_events(self, session_id: str, seqs: Sequence[int]) -> list[Event]: ...
-
-    def search_events(
-        self,
-        session_id: str | None,
-        terms: Sequence[str],
-        *,
-        types: Sequence[str] | None = None,
-        limit: int = 50,
-    ) -> list[EventHit]: ...
-
-    def search_items(
-        self,
-        session_id: str | None,
-        terms: Sequence[str],
-        *,
-        statuses: Sequence[str] = ("active",),
-        kinds: Sequence[str] | None = None,
-        limit: int = 100,
-    ) -> list[ItemHit]: ...
-
-    def integrity_check(self) -> list[str]: ...
 
 
 @runtime_checkable

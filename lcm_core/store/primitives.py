@@ -1,8 +1,10 @@
-"""The primitives a backend writes (`StoreBackend` in the port), declared for the base store.
+"""`StoreBackend`: the 14 primitives a backend writes, with the hooks it may override.
 
-`BaseStore` and its mixins call only these; a backend class lists its implementations
-before `BaseStore` (or `SqlReads` does for an SQL backend), so these stubs are never
-reached in a complete backend.
+`BaseStore` and its mixins call only these, and derive every other method of the port
+(`lcm_core.store.ports.MemoryStore`) from them. A backend class lists its
+implementations before `BaseStore` (an SQL backend gets the reads from `SqlReads`), so
+a stub here raises only in a backend that forgot one. Each primitive's contract is the
+docstring of the role Protocol in `ports` that names it (`RowStore.list_rows`, ...).
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ from lcm_core.text.tokens import scrub_surrogates
 Row = dict[str, Any]
 
 
-class StorePrimitives:
-    """The primitives `BaseStore` builds on; each backend implements them (see the port)."""
+class StoreBackend:
+    """The primitives `BaseStore` builds on: what a backend must write."""
 
     url: str
 
@@ -98,9 +100,6 @@ class StorePrimitives:
     ) -> list[ItemHit]:
         raise NotImplementedError
 
-    def integrity_check(self) -> list[str]:
-        raise NotImplementedError
-
     def end_import(self, table: str) -> None:
         """Nothing by default: a backend whose ids come from a sequence moves it on."""
 
@@ -116,3 +115,26 @@ class StorePrimitives:
     def _item(self, row: Any, shape: str) -> MemoryItem:
         """One item row as a `MemoryItem`; `shape` names the query (a backend may memoise)."""
         return rows.item_from_row(row)
+
+    def _store_problems(self) -> list[str]:
+        """What the backend finds wrong in its own files (indexes, side tables, security);
+        the base store adds the checks every store shares."""
+        return []
+
+    def _dangling_successors(self) -> int:
+        """How many items name a successor (`superseded_by`) that no item is."""
+        raise NotImplementedError
+
+
+class OnConnection:
+    """`transaction` and `close` of a backend that keeps one connection object in `self._db`
+    (its own class, which nests transactions and knows how to end)."""
+
+    _db: Any
+
+    def transaction(self) -> AbstractContextManager[None]:
+        opened: AbstractContextManager[None] = self._db.transaction()
+        return opened
+
+    def close(self) -> None:
+        self._db.close()

@@ -1,9 +1,9 @@
 """The reads of every SQL backend, written once over four hooks of the backend.
 
 A backend mixes in `SqlReads` before `BaseStore`, sets `dialect`, and supplies
-`_fetch` (run one query, return its rows as mappings), `_stream` (walk a big result a
-batch at a time), `_table_columns` (a table's columns, from its catalogue) and
-`_scored` (its term search: matching rows with their scores). The keyed-row reads
+`_fetch` (run one query, return its rows as mappings), `_cursor` and `_next_batch` (walk
+a big result a batch at a time), `_table_columns` (a table's columns, from its
+catalogue) and `_scored` (its term search: matching rows with their scores). The keyed-row reads
 (`find_row`, `list_rows`, `count_rows`), the event reads, the export walk and the search
 methods (which filters apply, the order of hits, the cut at `limit`) are decided here;
 the statements are the core's (`lcm_core.store.queries`, `lcm_core.store.row_sql`), so
@@ -34,6 +34,13 @@ from lcm_core.store.row_sql import (
 
 # Per filtered column, the values a row may have (None: any).
 Among = Mapping[str, Sequence[str] | None]
+# Items whose successor is no item (an integrity finding on every SQL backend).
+DANGLING_SUCCESSORS = (
+    "SELECT count(*) AS n FROM memory_items AS m WHERE m.superseded_by IS NOT NULL "
+    "AND NOT EXISTS (SELECT 1 FROM memory_items AS s WHERE s.id = m.superseded_by)"
+)
+# Rows read at a time from a cursor by `_stream` (an export walk).
+STREAM_BATCH = 1000
 # Seqs read by one statement of `get_events`.
 _SEQS_PER_QUERY = 500
 
@@ -48,7 +55,19 @@ class SqlReads:
         raise NotImplementedError
 
     def _stream(self, sql: str, params: tuple[Any, ...], table: str) -> Iterator[dict[str, Any]]:
-        """Rows of one query a batch at a time, as plain dicts."""
+        """Rows of one query a batch at a time, as plain dicts, from a cursor of their own,
+        so a big table never sits in memory whole (a backend with another way overrides)."""
+        where = f"export {table}"
+        cursor = self._cursor(where, (sql, params))
+        while batch := self._next_batch(where, cursor):
+            yield from batch
+
+    def _cursor(self, where: str, query: Query) -> Any:
+        """A cursor over the rows of one query, for `_next_batch`."""
+        raise NotImplementedError
+
+    def _next_batch(self, where: str, cursor: Any) -> list[dict[str, Any]]:
+        """The cursor's next rows (at most `STREAM_BATCH`) as plain dicts; empty at the end."""
         raise NotImplementedError
 
     def _table_columns(self, table: str) -> list[str]:
@@ -61,7 +80,7 @@ class SqlReads:
         """Rows of `table` holding any term, scored; `among` maps a column to its allowed values."""
         raise NotImplementedError
 
-    # Row conversions (`primitives.StorePrimitives`: a backend may memoise them).
+    # Row conversions (`primitives.StoreBackend`: a backend may memoise them).
     _event: Callable[[Any, str], Event]
     _item: Callable[[Any, str], MemoryItem]
 
@@ -120,6 +139,10 @@ class SqlReads:
     def export_rows(self, table: str, *, session_id: str | None = None) -> Iterator[dict[str, Any]]:
         sql, params = export_query(table, session_id, mark=self.dialect.mark)
         return self._stream(sql, params, table)
+
+    def _dangling_successors(self) -> int:
+        found = self._fetch("integrity check", (DANGLING_SUCCESSORS, ()))
+        return int(found[0]["n"]) if found else 0
 
     # --- events ----------------------------------------------------------------------
     def list_events(
