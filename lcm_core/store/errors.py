@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 
@@ -43,19 +42,36 @@ class StorageFullError(StoreError):
     """The disk or a file-size limit stopped a write; nothing of it was committed."""
 
 
-@contextmanager
-def translated(
-    driver_error: type[BaseException],
-    translate: Callable[[Any, str], StoreError],
-    where: str,
-    *,
-    then: Callable[[], object] | None = None,
-) -> Iterator[None]:
+class translated:  # named as a function: it is used like one, `with translated(...)`
     """Inside the block, a database driver's error becomes the port's: `then` runs first
-    (a quiet rollback, say), then `translate(exc, where)` is raised from it."""
-    try:
-        yield
-    except driver_error as exc:
-        if then is not None:
-            then()
-        raise translate(exc, where) from exc
+    (a quiet rollback, say), then `translate(exc, where)` is raised from it.
+
+    A class, not a generator: it wraps every statement a store runs, and a plain
+    `__exit__` costs a fraction of a `contextlib.contextmanager` frame.
+    """
+
+    __slots__ = ("_driver_error", "_then", "_translate", "_where")
+
+    def __init__(
+        self,
+        driver_error: type[BaseException],
+        translate: Callable[[Any, str], StoreError],
+        where: str,
+        *,
+        then: Callable[[], object] | None = None,
+    ) -> None:
+        self._driver_error, self._translate, self._where, self._then = (
+            driver_error,
+            translate,
+            where,
+            then,
+        )
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, exc: BaseException | None, trace: object) -> None:
+        if exc is not None and isinstance(exc, self._driver_error):
+            if self._then is not None:
+                self._then()
+            raise self._translate(exc, self._where) from exc

@@ -115,15 +115,14 @@ def _order(table: str, order: tuple[str, ...] | None, columns: tuple[str, ...]) 
 
 
 def find_row_query(
-    table: str, match: Mapping[str, Any], columns: Iterable[str], *, mark: str
+    dialect: Dialect, table: str, match: Mapping[str, Any], columns: tuple[str, ...]
 ) -> Query:
     """The first row (export order) equal to `match`, None matching NULL.
 
     Plain `=` (and `IS NULL` for None) rather than a null-safe operator: DuckDB serves
     only `=` from its key index, and a key lookup per imported row must be cheap.
     """
-    dialect = Dialect(mark=mark)
-    sql = _find_sql(dialect, table, match_shape(match), tuple(columns))
+    sql = _find_sql(dialect, table, match_shape(match), columns)
     return sql, tuple(match_params(dialect, match))
 
 

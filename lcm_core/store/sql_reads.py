@@ -101,7 +101,7 @@ class SqlReads:
 
     # --- keyed rows ------------------------------------------------------------------
     def find_row(self, table: str, match: Mapping[str, Any]) -> dict[str, Any] | None:
-        query = find_row_query(table, match, self._columns(table), mark=self.dialect.mark)
+        query = find_row_query(self.dialect, table, match, self._columns(table))
         found = self._fetch(f"find {table} row", query)
         return dict(found[0]) if found else None
 
