@@ -204,8 +204,8 @@ class Connection:
     @contextlib.contextmanager
     def guarded(self, where: str) -> Iterator[duckdb.DuckDBPyConnection]:
         """Hold the lock and turn driver errors into `StoreError`s."""
-        where = f"{self.label}: {where}"
-        with self.lock, port.translated(duckdb.Error, translate, where, then=self._note_abort):
+        note = self._note_abort
+        with self.lock, port.translated(duckdb.Error, translate, self.label, where, then=note):
             yield self.raw
 
     def remember(self, table: str, where: str, params: Sequence[Any]) -> None:

@@ -183,7 +183,7 @@ class Connection:
         """Hold the lock and turn driver errors into `StoreError`s."""
         with self.lock:
             self._revive()
-            with port.translated(psycopg.Error, translate, f"{self.label}: {where}"):
+            with port.translated(psycopg.Error, translate, self.label, where):
                 yield self.raw
 
     def close(self) -> None:

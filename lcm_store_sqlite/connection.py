@@ -175,9 +175,13 @@ class Connection:
 
     @contextlib.contextmanager
     def guarded(self, where: str) -> Iterator[sqlite3.Connection]:
-        """Hold the lock and turn driver errors into `StoreError`s."""
-        with self.lock, port.translated(sqlite3.Error, translate, f"{self.label}: {where}"):
-            yield self.raw
+        """Hold the lock and turn driver errors into `StoreError`s (a plain `except`: this
+        wraps every statement of a pre-step, and costs nothing until an error)."""
+        with self.lock:
+            try:
+                yield self.raw
+            except sqlite3.Error as exc:
+                raise translate(exc, f"{self.label}: {where}") from exc
 
     def close(self) -> None:
         with self.lock, contextlib.suppress(sqlite3.Error):

@@ -44,28 +44,25 @@ class StorageFullError(StoreError):
 
 class translated:  # named as a function: it is used like one, `with translated(...)`
     """Inside the block, a database driver's error becomes the port's: `then` runs first
-    (a quiet rollback, say), then `translate(exc, where)` is raised from it.
+    (a quiet rollback, say), then `translate(exc, "label: where")` is raised from it.
 
-    A class, not a generator: it wraps every statement a store runs, and a plain
-    `__exit__` costs a fraction of a `contextlib.contextmanager` frame.
+    A class, not a generator, and the message put together only on an error: a store
+    may wrap many statements in it.
     """
 
-    __slots__ = ("_driver_error", "_then", "_translate", "_where")
+    __slots__ = ("_driver_error", "_label", "_then", "_translate", "_where")
 
     def __init__(
         self,
         driver_error: type[BaseException],
         translate: Callable[[Any, str], StoreError],
-        where: str,
+        label: str,
+        where: str = "",
         *,
         then: Callable[[], object] | None = None,
     ) -> None:
-        self._driver_error, self._translate, self._where, self._then = (
-            driver_error,
-            translate,
-            where,
-            then,
-        )
+        self._driver_error, self._translate, self._then = driver_error, translate, then
+        self._label, self._where = label, where
 
     def __enter__(self) -> None:
         return None
@@ -74,4 +71,5 @@ class translated:  # named as a function: it is used like one, `with translated(
         if exc is not None and isinstance(exc, self._driver_error):
             if self._then is not None:
                 self._then()
-            raise self._translate(exc, self._where) from exc
+            where = f"{self._label}: {self._where}" if self._where else self._label
+            raise self._translate(exc, where) from exc

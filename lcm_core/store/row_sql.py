@@ -47,19 +47,20 @@ def quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _kind(value: Any) -> Any:
-    if value is None:
-        return "null"
-    if isinstance(value, AtMost):
-        return "le"
-    if isinstance(value, list | tuple):
-        return ("in", len(value))
-    return "eq"
-
-
 def match_shape(match: Mapping[str, Any]) -> Shape:
-    """The shape of a match: what its statement's text depends on."""
-    return tuple((name, _kind(value)) for name, value in match.items())
+    """The shape of a match: what its statement's text depends on (one plain loop: the
+    pre-step asks for a few shapes many times)."""
+    shape: list[tuple[str, Any]] = []
+    for name, value in match.items():
+        if value is None:
+            shape.append((name, "null"))
+        elif isinstance(value, AtMost):
+            shape.append((name, "le"))
+        elif isinstance(value, list | tuple):
+            shape.append((name, ("in", len(value))))
+        else:
+            shape.append((name, "eq"))
+    return tuple(shape)
 
 
 def match_params(dialect: Dialect, match: Mapping[str, Any]) -> list[Any]:

@@ -93,11 +93,13 @@ class SqlReads:
 
     def _columns(self, table: str) -> tuple[str, ...]:
         """`_table_columns`, read once per handle: the schema changes only when one opens."""
-        cache: dict[str, tuple[str, ...]] = self.__dict__.setdefault("_known_columns", {})
-        found = cache.get(table)
-        if found is None:
-            found = cache[table] = tuple(self._table_columns(table)) if table in TABLES else ()
-        return found
+        try:
+            return self.__dict__["_known_columns"][table]  # type: ignore[no-any-return]
+        except KeyError:
+            cache: dict[str, tuple[str, ...]] = self.__dict__.setdefault("_known_columns", {})
+            found = tuple(self._table_columns(table)) if table in TABLES else ()
+            cache[table] = found
+            return found
 
     # --- keyed rows ------------------------------------------------------------------
     def find_row(self, table: str, match: Mapping[str, Any]) -> dict[str, Any] | None:
