@@ -168,9 +168,11 @@ class BookkeepingMixin(StoreBackend):
     # --- logs ------------------------------------------------------------------------
     def add_assembly_log(self, log: AssemblyLog, *, retention: int) -> int:
         keep = max(1, int(retention))
-        stored = replace(log, created_at=log.created_at or utc_now_iso())
+        record = records.assembly_log_record(log, 0)
+        # Stamped on the record, not by `replace`: the log is written at every step.
+        record["created_at"] = log.created_at or utc_now_iso()
         with self.transaction():
-            new_id = self._added("assembly_logs", records.assembly_log_record(stored, 0))
+            new_id = self._added("assembly_logs", record)
             # The newest `keep` rows of the session stay: the next one and older go.
             session = {"session_id": log.session_id}
             cut = self.list_rows(

@@ -47,38 +47,27 @@ def quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def match_shape(match: Mapping[str, Any]) -> Shape:
-    """The shape of a match: what its statement's text depends on (one plain loop: the
-    pre-step asks for a few shapes many times)."""
+def match_parts(dialect: Dialect, match: Mapping[str, Any]) -> tuple[Shape, list[Any]]:
+    """A match's shape (what its statement's text depends on) and its WHERE parameters in
+    clause order, in one plain loop: the pre-step asks for a few shapes many times."""
     shape: list[tuple[str, Any]] = []
+    params: list[Any] = []
     for name, value in match.items():
         if value is None:
             shape.append((name, "null"))
         elif isinstance(value, AtMost):
             shape.append((name, "le"))
-        elif isinstance(value, list | tuple):
-            shape.append((name, ("in", len(value))))
-        else:
-            shape.append((name, "eq"))
-    return tuple(shape)
-
-
-def match_params(dialect: Dialect, match: Mapping[str, Any]) -> list[Any]:
-    """The parameters of a match's WHERE clause, in clause order."""
-    params: list[Any] = []
-    for value in match.values():
-        if value is None:
-            continue
-        if isinstance(value, AtMost):
             params.append(value.value)
         elif isinstance(value, list | tuple):
+            shape.append((name, ("in", len(value))))
             if dialect.member:
                 params.append(list(value))
             else:
                 params.extend(value)
         else:
+            shape.append((name, "eq"))
             params.append(value)
-    return params
+    return tuple(shape), params
 
 
 @lru_cache(maxsize=_SHAPES)
@@ -123,8 +112,8 @@ def find_row_query(
     Plain `=` (and `IS NULL` for None) rather than a null-safe operator: DuckDB serves
     only `=` from its key index, and a key lookup per imported row must be cheap.
     """
-    sql = _find_sql(dialect, table, match_shape(match), columns)
-    return sql, tuple(match_params(dialect, match))
+    shape, params = match_parts(dialect, match)
+    return _find_sql(dialect, table, shape, columns), tuple(params)
 
 
 @lru_cache(maxsize=_SHAPES)
@@ -152,10 +141,11 @@ def select_rows_query(
     """Rows equal to `match` in `order` (export order by default), `wanted` columns only
     when named; None when an empty list leaves nothing to read."""
     paged = limit is not None or bool(offset)
+    shape, params = match_parts(dialect, match)
     sql = _select_sql(
         dialect,
         table,
-        match_shape(match),
+        shape,
         tuple(columns),
         None if order is None else tuple(order),
         paged,
@@ -164,7 +154,6 @@ def select_rows_query(
     )
     if sql is None:
         return None
-    params = match_params(dialect, match)
     if paged:
         params.append(_NO_LIMIT if limit is None else max(0, int(limit)))
     if offset:
@@ -202,20 +191,22 @@ def match_clause(
 ) -> Query | None:
     """A match as a bare condition ("TRUE" for none) and its parameters; None when an
     empty list matches nothing (for a backend that reads rows before it changes them)."""
-    where = _where_sql(dialect, table, match_shape(match), tuple(columns))
+    shape, params = match_parts(dialect, match)
+    where = _where_sql(dialect, table, shape, tuple(columns))
     if where is None:
         return None
-    return (where.removeprefix(" WHERE ") or "TRUE"), tuple(match_params(dialect, match))
+    return (where.removeprefix(" WHERE ") or "TRUE"), tuple(params)
 
 
 def count_rows_query(
     dialect: Dialect, table: str, match: Mapping[str, Any], columns: Iterable[str]
 ) -> Query | None:
     """How many rows equal `match`, in the column `n`."""
-    where = _where_sql(dialect, table, match_shape(match), tuple(columns))
+    shape, params = match_parts(dialect, match)
+    where = _where_sql(dialect, table, shape, tuple(columns))
     if where is None:
         return None
-    return f"SELECT count(*) AS n FROM {table}{where}", tuple(match_params(dialect, match))
+    return f"SELECT count(*) AS n FROM {table}{where}", tuple(params)
 
 
 def insert_row_query(
@@ -261,20 +252,25 @@ def update_rows_query(
     """Set `values` (and backend-only `extra` columns) on the rows equal to `match`."""
     columns = tuple(columns)
     checked_columns(table, values, columns)
-    where = _where_sql(dialect, table, match_shape(match), columns)
+    shape, matched = match_parts(dialect, match)
+    where = _where_sql(dialect, table, shape, columns)
     names = (*values, *(extra or {}))
     if where is None or not names:
         return None
     sets = ", ".join(f"{quoted(n)} = {dialect.mark}" for n in names)
-    params = (*values.values(), *(extra or {}).values(), *match_params(dialect, match))
-    return f"UPDATE {table} SET {sets}{where}", params
+    return f"UPDATE {table} SET {sets}{where}", (
+        *values.values(),
+        *(extra or {}).values(),
+        *matched,
+    )
 
 
 def delete_rows_query(
     dialect: Dialect, table: str, match: Mapping[str, Any], columns: Iterable[str]
 ) -> Query | None:
     """Delete the rows equal to `match` (every row for an empty match)."""
-    where = _where_sql(dialect, table, match_shape(match), tuple(columns))
+    shape, params = match_parts(dialect, match)
+    where = _where_sql(dialect, table, shape, tuple(columns))
     if where is None:
         return None
-    return f"DELETE FROM {table}{where}", tuple(match_params(dialect, match))
+    return f"DELETE FROM {table}{where}", tuple(params)
