@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lcm_core.store.base import BaseStore
+from lcm_core.store.base_records import BookkeepingMixin
 from lcm_core.store.primitives import OnConnection
 from lcm_core.store.registry import store_url
 from lcm_core.store.sql_reads import SqlReads
@@ -35,6 +36,9 @@ class DuckDBMemoryStore(
     """
 
     dialect = DIALECT
+    # The base store's read, then delete, for the log retention: DuckDB's deletes inside
+    # an inner transaction go through the undo log (`writes.WritesMixin.delete_rows`).
+    _keep_newest_logs = BookkeepingMixin._keep_newest_logs
 
     def __init__(self, location: str | Path) -> None:
         self._db = Connection(str(location))

@@ -71,6 +71,9 @@ class WritesMixin:
             f"delete {table}", delete_rows_query(DIALECT, table, match, self._columns(table))
         )
 
+    def _execute(self, where: str, query: Query) -> None:
+        self._changed(where, query)
+
     def _changed(self, where: str, query: Query | None) -> int:
         if query is None:
             return 0

@@ -54,6 +54,10 @@ class WritesMixin:
         query = delete_rows_query(DIALECT, table, match, self._columns(table))
         return self._changed(f"delete {table}", table, query)
 
+    def _execute(self, where: str, query: Query) -> None:
+        with self._db.guarded(where) as raw:
+            raw.execute(*query)
+
     def _changed(self, where: str, table: str, query: Query | None) -> int:
         if query is None:
             return 0

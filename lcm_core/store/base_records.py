@@ -173,14 +173,18 @@ class BookkeepingMixin(StoreBackend):
         record["created_at"] = log.created_at or utc_now_iso()
         with self.transaction():
             new_id = self._added("assembly_logs", record)
-            # The newest `keep` rows of the session stay: the next one and older go.
-            session = {"session_id": log.session_id}
-            cut = self.list_rows(
-                "assembly_logs", session, order=("-id",), limit=1, offset=keep, columns=("id",)
-            )
-            if cut:
-                self.delete_rows("assembly_logs", {**session, "id": AtMost(cut[0]["id"])})
+            self._keep_newest_logs(log.session_id, keep)
         return new_id
+
+    def _keep_newest_logs(self, session_id: str, keep: int) -> None:
+        """Delete the session's assembly logs but its newest `keep` (an SQL backend does it
+        in one statement, `SqlReads._keep_newest_logs`)."""
+        session = {"session_id": session_id}
+        cut = self.list_rows(
+            "assembly_logs", session, order=("-id",), limit=1, offset=keep, columns=("id",)
+        )
+        if cut:
+            self.delete_rows("assembly_logs", {**session, "id": AtMost(cut[0]["id"])})
 
     def list_assembly_logs(self, session_id: str, *, limit: int | None = None) -> list[AssemblyLog]:
         found = self.list_rows(

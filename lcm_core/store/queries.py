@@ -36,6 +36,17 @@ def session_match(table: str, session_id: str | None) -> dict[str, Any]:
     return {}
 
 
+def log_retention_query(session_id: str, keep: int, *, mark: str = "?") -> Query:
+    """Delete a session's assembly logs past its newest `keep`: those at or below the next
+    newest id, one cut-off found on the (session, id) index instead of a test of every row."""
+    sql = (
+        f"DELETE FROM assembly_logs WHERE session_id = {mark} AND id <= ("
+        f"SELECT id FROM assembly_logs WHERE session_id = {mark} "
+        f"ORDER BY id DESC LIMIT 1 OFFSET {mark})"
+    )
+    return sql, (session_id, session_id, keep)
+
+
 def export_query(table: str, session_id: str | None = None, *, mark: str = "?") -> Query:
     """Every row of one table in the stable export order; an unknown table is an error."""
     known_table(table)

@@ -154,11 +154,16 @@ def select_rows_query(
     )
     if sql is None:
         return None
-    if paged:
+    return sql, paged_params(params, limit, offset)
+
+
+def paged_params(params: list[Any], limit: int | None, offset: int) -> tuple[Any, ...]:
+    """A select's parameters: the match's, then its LIMIT and OFFSET when it has them."""
+    if limit is not None or offset:
         params.append(_NO_LIMIT if limit is None else max(0, int(limit)))
     if offset:
         params.append(max(0, int(offset)))
-    return sql, tuple(params)
+    return tuple(params)
 
 
 @lru_cache(maxsize=_SHAPES)

@@ -23,12 +23,15 @@ from lcm_core.store.queries import (
     Where,
     export_query,
     list_events_query,
+    log_retention_query,
     select,
 )
 from lcm_core.store.row_sql import (
     Order,
     count_rows_query,
     find_row_query,
+    match_parts,
+    paged_params,
     select_rows_query,
 )
 
@@ -102,9 +105,22 @@ class SqlReads:
             return found
 
     # --- keyed rows ------------------------------------------------------------------
+    def _statements(self) -> dict[tuple[Any, ...], str | None]:
+        """Statement texts by call shape, per handle: a pre-step asks for a few shapes at
+        every step, and a hit skips the column check and the building."""
+        try:
+            return self._statement_memo
+        except AttributeError:
+            self._statement_memo: dict[tuple[Any, ...], str | None] = {}
+            return self._statement_memo
+
     def find_row(self, table: str, match: Mapping[str, Any]) -> dict[str, Any] | None:
-        query = find_row_query(self.dialect, table, match, self._columns(table))
-        found = self._fetch(f"find {table} row", query)
+        shape, params = match_parts(self.dialect, match)
+        memo, key = self._statements(), ("find", table, shape)
+        sql = memo.get(key)
+        if sql is None:
+            sql = memo[key] = find_row_query(self.dialect, table, match, self._columns(table))[0]
+        found = self._fetch(f"find {table} row", (sql, tuple(params)))
         return dict(found[0]) if found else None
 
     def list_rows(
@@ -117,18 +133,35 @@ class SqlReads:
         offset: int = 0,
         columns: Sequence[str] | None = None,
     ) -> list[dict[str, Any]]:
-        query = select_rows_query(
-            self.dialect,
+        match = match or {}
+        shape, params = match_parts(self.dialect, match)
+        key = (
+            "list",
             table,
-            match or {},
-            self._columns(table),
-            order=order,
-            limit=limit,
-            offset=offset,
-            wanted=columns,
+            shape,
+            None if order is None else tuple(order),
+            limit is not None,
+            bool(offset),
+            None if columns is None else tuple(columns),
         )
-        if query is None:
+        memo = self._statements()
+        if key in memo:
+            sql = memo[key]
+        else:
+            built = select_rows_query(
+                self.dialect,
+                table,
+                match,
+                self._columns(table),
+                order=order,
+                limit=limit,
+                offset=offset,
+                wanted=columns,
+            )
+            sql = memo[key] = None if built is None else built[0]
+        if sql is None:
             return []
+        query = (sql, paged_params(params, limit, offset))
         return [dict(row) for row in self._fetch(f"list {table}", query)]
 
     def count_rows(self, table: str, match: Mapping[str, Any] | None = None) -> int:
@@ -141,6 +174,17 @@ class SqlReads:
     def export_rows(self, table: str, *, session_id: str | None = None) -> Iterator[dict[str, Any]]:
         sql, params = export_query(table, session_id, mark=self.dialect.mark)
         return self._stream(sql, params, table)
+
+    def _keep_newest_logs(self, session_id: str, keep: int) -> None:
+        """One statement instead of the base store's read and delete: every step writes a log."""
+        self._execute(
+            "trim assembly logs", log_retention_query(session_id, keep, mark=self.dialect.mark)
+        )
+
+    def _execute(self, where: str, query: Query) -> None:
+        """Run one statement that changes rows (a backend whose writes need more, such as
+        DuckDB's undo log, overrides the methods that call it)."""
+        raise NotImplementedError
 
     def _dangling_successors(self) -> int:
         found = self._fetch("integrity check", (DANGLING_SUCCESSORS, ()))
