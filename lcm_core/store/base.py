@@ -50,7 +50,7 @@ class BaseStore(BookkeepingMixin):
         return found[0] if found else None
 
     def max_event_seq(self, session_id: str) -> int | None:
-        top = self.list_rows(
+        top = self._list(
             "events", {"session_id": session_id}, order=("-seq",), limit=1, columns=("seq",)
         )
         return int(top[0]["seq"]) if top else None
@@ -61,7 +61,7 @@ class BaseStore(BookkeepingMixin):
             entry, text=self._clean_text(entry.text), created_at=entry.created_at or utc_now_iso()
         )
         with self.transaction():
-            if self.find_row("archive", key) is not None:
+            if self._find("archive", key) is not None:
                 return  # the first text of a ref is kept
             try:
                 self.put_row("archive", records.archive_record(stored))
@@ -69,7 +69,7 @@ class BaseStore(BookkeepingMixin):
                 return  # another writer stored it first: its text is kept
 
     def get_archive(self, session_id: str, ref: str) -> ArchiveEntry | None:
-        row = self.find_row("archive", {"session_id": session_id, "ref": ref})
+        row = self._find("archive", {"session_id": session_id, "ref": ref})
         if row is None:
             return None
         return ArchiveEntry(row["session_id"], row["ref"], row["text"], row["created_at"])
@@ -77,7 +77,7 @@ class BaseStore(BookkeepingMixin):
     def forget_event(self, session_id: str, seq: int) -> Event | None:
         key = {"session_id": session_id, "seq": seq}
         with self.transaction():
-            row = self.find_row("events", key)
+            row = self._find("events", key)
             if row is None:
                 return None
             gone = records.erase_event(rows.event_from_row(row))
@@ -93,7 +93,7 @@ class BaseStore(BookkeepingMixin):
             twin = self._active_twin(item.session_id, item.content_hash)
             if twin is not None and active:
                 return twin, False
-            if self.find_row("memory_items", {"id": item.id}) is not None:
+            if self._find("memory_items", {"id": item.id}) is not None:
                 raise StoreConflictError(f"memory item {item.id} already exists")
             try:
                 self.put_row("memory_items", records.item_record(item))
@@ -108,7 +108,7 @@ class BaseStore(BookkeepingMixin):
         return item, True
 
     def get_item(self, item_id: str) -> MemoryItem | None:
-        row = self.find_row("memory_items", {"id": item_id})
+        row = self._find("memory_items", {"id": item_id})
         return self._item(row, "all") if row else None
 
     def list_items(
@@ -125,7 +125,7 @@ class BaseStore(BookkeepingMixin):
             match["status"] = list(statuses)
         if kinds is not None:
             match["kind"] = list(kinds)
-        found = self.list_rows("memory_items", match, order=("created_at", "id"))
+        found = self._list("memory_items", match, order=("created_at", "id"))
         return [self._item(row, "all") for row in found]
 
     def update_item(self, item_id: str, change: ItemChange, event: MemoryEvent) -> MemoryItem:
@@ -172,11 +172,11 @@ class BaseStore(BookkeepingMixin):
             match["session_id"] = session_id
         if events is not None:
             match["event"] = list(events)
-        found = self.list_rows("memory_events", match, order=("id",))
+        found = self._list("memory_events", match, order=("id",))
         return [rows.memory_event_from_row(row) for row in found]
 
     def _existing_item(self, item_id: str) -> MemoryItem:
-        row = self.find_row("memory_items", {"id": item_id})
+        row = self._find("memory_items", {"id": item_id})
         if row is None:
             raise StoreNotFoundError(f"no memory item {item_id}")
         return rows.item_from_row(row)
@@ -186,7 +186,7 @@ class BaseStore(BookkeepingMixin):
     ) -> MemoryItem | None:
         """The active item of the session with this content hash (besides `other_than`)."""
         match = {"session_id": session_id, "content_hash": content_hash, "status": "active"}
-        for row in self.list_rows("memory_items", match, order=("id",)):
+        for row in self._list("memory_items", match, order=("id",)):
             if row["id"] != other_than:
                 return rows.item_from_row(row)
         return None
@@ -199,7 +199,7 @@ class BaseStore(BookkeepingMixin):
 
     # --- the store as a whole ----------------------------------------------------------
     def get_meta(self, key: str) -> str | None:
-        row = self.find_row("meta", {"key": key})
+        row = self._find("meta", {"key": key})
         return None if row is None else str(row["value"])
 
     def set_meta(self, key: str, value: str) -> None:

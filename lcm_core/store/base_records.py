@@ -64,11 +64,11 @@ class BookkeepingMixin(StoreBackend):
         self._upsert("sessions", records.session_record(stored), keep=("created_at",))
 
     def get_session(self, session_id: str) -> Session | None:
-        row = self.find_row("sessions", {"session_id": session_id})
+        row = self._find("sessions", {"session_id": session_id})
         return rows.session_from_row(row) if row else None
 
     def list_sessions(self) -> list[Session]:
-        found = self.list_rows("sessions", order=("-updated_at", "session_id"))
+        found = self._list("sessions", order=("-updated_at", "session_id"))
         return [rows.session_from_row(row) for row in found]
 
     def put_task_state(self, state: TaskState) -> None:
@@ -76,7 +76,7 @@ class BookkeepingMixin(StoreBackend):
         self._upsert("task_state", records.task_state_record(stored))
 
     def get_task_state(self, session_id: str) -> TaskState | None:
-        row = self.find_row("task_state", {"session_id": session_id})
+        row = self._find("task_state", {"session_id": session_id})
         return rows.task_state_from_row(row) if row else None
 
     def put_checkpoint(self, checkpoint: Checkpoint) -> None:
@@ -84,14 +84,14 @@ class BookkeepingMixin(StoreBackend):
         self._upsert("checkpoints", records.checkpoint_record(stored))
 
     def get_checkpoint(self, session_id: str) -> Checkpoint:
-        row = self.find_row("checkpoints", {"session_id": session_id})
+        row = self._find("checkpoints", {"session_id": session_id})
         return rows.checkpoint_from_row(row) if row else Checkpoint(session_id)
 
     # --- extraction retry queue ------------------------------------------------------
     def record_pending(self, session_id: str, seq: int, error: str) -> PendingExtraction:
         key = {"session_id": session_id, "seq": seq}
         with self.transaction():
-            old = self.find_row("pending_extraction", key)
+            old = self._find("pending_extraction", key)
             attempts = int(old["attempts"]) + 1 if old else 1
             row = records.pending_record(session_id, seq, attempts, error, utc_now_iso())
             self._upsert("pending_extraction", row)
@@ -99,7 +99,7 @@ class BookkeepingMixin(StoreBackend):
 
     def list_pending(self, session_id: str | None = None) -> list[PendingExtraction]:
         match = {} if session_id is None else {"session_id": session_id}
-        found = self.list_rows("pending_extraction", match, order=("session_id", "seq"))
+        found = self._list("pending_extraction", match, order=("session_id", "seq"))
         return [rows.pending_from_row(row) for row in found]
 
     def clear_pending(self, session_id: str, seq: int) -> None:
@@ -108,7 +108,7 @@ class BookkeepingMixin(StoreBackend):
     # --- skills and rules ------------------------------------------------------------
     def add_skill_version(self, version: SkillVersion) -> SkillVersion:
         with self.transaction():
-            row = self.find_row(
+            row = self._find(
                 "skill_versions", {"name": version.name, "content_hash": version.content_hash}
             )
             if row is not None:
@@ -118,7 +118,7 @@ class BookkeepingMixin(StoreBackend):
         return replace(stored, id=new_id)
 
     def list_skill_versions(self, name: str) -> list[SkillVersion]:
-        found = self.list_rows("skill_versions", {"name": name}, order=("version", "id"))
+        found = self._list("skill_versions", {"name": name}, order=("version", "id"))
         return [rows.skill_version_from_row(row) for row in found]
 
     def put_skill_file(self, skill: SkillFile) -> None:
@@ -126,13 +126,11 @@ class BookkeepingMixin(StoreBackend):
         self._upsert("skill_files", records.skill_file_record(stored))
 
     def get_skill_file(self, name: str) -> SkillFile | None:
-        row = self.find_row("skill_files", {"name": name})
+        row = self._find("skill_files", {"name": name})
         return rows.skill_file_from_row(row) if row else None
 
     def list_skill_files(self) -> list[SkillFile]:
-        return [
-            rows.skill_file_from_row(row) for row in self.list_rows("skill_files", order=("name",))
-        ]
+        return [rows.skill_file_from_row(row) for row in self._list("skill_files", order=("name",))]
 
     def upsert_rule(self, rule: Rule) -> None:
         stored = replace(rule, updated_at=rule.updated_at or utc_now_iso())
@@ -151,10 +149,12 @@ class BookkeepingMixin(StoreBackend):
             match["skill_name"] = skill_name
         if active is not None:
             match["active"] = int(active)
-        found = self.list_rows("rules", match)
         # By skill, source line (none first, as SQL sorts NULL on SQLite) and key: sorted
         # here, where NULL sorts the same whatever the database.
-        found.sort(key=lambda r: (r["skill_name"], nulls_first(r["source_line"]), r["rule_key"]))
+        found = sorted(
+            self._list("rules", match),
+            key=lambda r: (r["skill_name"], nulls_first(r["source_line"]), r["rule_key"]),
+        )
         return [rows.rule_from_row(row) for row in found]
 
     def put_rule_override(self, override: RuleOverride) -> None:
@@ -162,7 +162,7 @@ class BookkeepingMixin(StoreBackend):
         self._upsert("rule_overrides", records.rule_override_record(stored))
 
     def list_rule_overrides(self) -> list[RuleOverride]:
-        found = self.list_rows("rule_overrides", order=("rule_id",))
+        found = self._list("rule_overrides", order=("rule_id",))
         return [rows.rule_override_from_row(row) for row in found]
 
     # --- logs ------------------------------------------------------------------------
@@ -180,16 +180,14 @@ class BookkeepingMixin(StoreBackend):
         """Delete the session's assembly logs but its newest `keep` (an SQL backend does it
         in one statement, `SqlReads._keep_newest_logs`)."""
         session = {"session_id": session_id}
-        cut = self.list_rows(
+        cut = self._list(
             "assembly_logs", session, order=("-id",), limit=1, offset=keep, columns=("id",)
         )
         if cut:
             self.delete_rows("assembly_logs", {**session, "id": AtMost(cut[0]["id"])})
 
     def list_assembly_logs(self, session_id: str, *, limit: int | None = None) -> list[AssemblyLog]:
-        found = self.list_rows(
-            "assembly_logs", {"session_id": session_id}, order=("-id",), limit=limit
-        )
+        found = self._list("assembly_logs", {"session_id": session_id}, order=("-id",), limit=limit)
         return [rows.assembly_log_from_row(row) for row in found]
 
     def rewrite_assembly_log_reasons(self, log_id: int, reasons: Sequence[dict[str, Any]]) -> bool:
@@ -205,7 +203,7 @@ class BookkeepingMixin(StoreBackend):
     def list_validation_logs(
         self, session_id: str, *, limit: int | None = None
     ) -> list[ValidationLog]:
-        found = self.list_rows(
+        found = self._list(
             "validation_logs", {"session_id": session_id}, order=("-id",), limit=limit
         )
         return [rows.validation_log_from_row(row) for row in found]

@@ -104,6 +104,26 @@ class StoreBackend:
         """Nothing by default: a backend whose ids come from a sequence moves it on."""
 
     # --- hooks --------------------------------------------------------------------
+    # `find_row` and `list_rows` as the base store reads them: rows read by column name,
+    # in whatever type the backend has them (an SQL backend skips the copy into a dict
+    # that a caller of the public methods gets).
+    def _find(self, table: str, match: Mapping[str, Any]) -> Any | None:
+        return self.find_row(table, match)
+
+    def _list(
+        self,
+        table: str,
+        match: Mapping[str, Any] | None = None,
+        *,
+        order: Order | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+        columns: Sequence[str] | None = None,
+    ) -> Sequence[Any]:
+        return self.list_rows(
+            table, match, order=order, limit=limit, offset=offset, columns=columns
+        )
+
     # Text made storable (a backend whose text type refuses more, PostgreSQL and NUL,
     # passes its own).
     _clean_text: Callable[[str], str] = staticmethod(scrub_surrogates)

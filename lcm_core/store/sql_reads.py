@@ -115,13 +115,17 @@ class SqlReads:
             return self._statement_memo
 
     def find_row(self, table: str, match: Mapping[str, Any]) -> dict[str, Any] | None:
+        found = self._find(table, match)
+        return None if found is None else dict(found)
+
+    def _find(self, table: str, match: Mapping[str, Any]) -> Mapping[str, Any] | None:
         shape, params = match_parts(self.dialect, match)
         memo, key = self._statements(), ("find", table, shape)
         sql = memo.get(key)
         if sql is None:
             sql = memo[key] = find_row_query(self.dialect, table, match, self._columns(table))[0]
         found = self._fetch(f"find {table} row", (sql, tuple(params)))
-        return dict(found[0]) if found else None
+        return found[0] if found else None
 
     def list_rows(
         self,
@@ -133,6 +137,19 @@ class SqlReads:
         offset: int = 0,
         columns: Sequence[str] | None = None,
     ) -> list[dict[str, Any]]:
+        found = self._list(table, match, order=order, limit=limit, offset=offset, columns=columns)
+        return [dict(row) for row in found]
+
+    def _list(
+        self,
+        table: str,
+        match: Mapping[str, Any] | None = None,
+        *,
+        order: Order | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+        columns: Sequence[str] | None = None,
+    ) -> Sequence[Mapping[str, Any]]:
         match = match or {}
         shape, params = match_parts(self.dialect, match)
         key = (
@@ -161,8 +178,7 @@ class SqlReads:
             sql = memo[key] = None if built is None else built[0]
         if sql is None:
             return []
-        query = (sql, paged_params(params, limit, offset))
-        return [dict(row) for row in self._fetch(f"list {table}", query)]
+        return self._fetch(f"list {table}", (sql, paged_params(params, limit, offset)))
 
     def count_rows(self, table: str, match: Mapping[str, Any] | None = None) -> int:
         query = count_rows_query(self.dialect, table, match or {}, self._columns(table))
