@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from lcm_core.store.queries import Query
 from lcm_core.store.sql_reads import STREAM_BATCH
+from lcm_store_sqlite.connection import translate
 
 if TYPE_CHECKING:
     from lcm_store_sqlite.connection import Connection
@@ -21,8 +22,14 @@ class AdminMixin:
     _sessions: SessionCache
 
     def _fetch(self, where: str, query: Query) -> list[sqlite3.Row]:
-        with self._db.guarded(where) as raw:
-            return raw.execute(*query).fetchall()
+        # `guarded`, written out: every keyed read of a pre-step comes here, and a
+        # generator-based context manager per statement is most of what it costs.
+        db = self._db
+        with db.lock:
+            try:
+                return db.raw.execute(*query).fetchall()
+            except sqlite3.Error as exc:
+                raise translate(exc, f"{db.label}: {where}") from exc
 
     def _cursor(self, where: str, query: Query) -> sqlite3.Cursor:
         with self._db.guarded(where) as raw:

@@ -105,22 +105,16 @@ class SqlReads:
             return found
 
     # --- keyed rows ------------------------------------------------------------------
-    def _statements(self) -> dict[tuple[Any, ...], str | None]:
-        """Statement texts by call shape, per handle: a pre-step asks for a few shapes at
-        every step, and a hit skips the column check and the building."""
-        try:
-            return self._statement_memo
-        except AttributeError:
-            self._statement_memo: dict[tuple[Any, ...], str | None] = {}
-            return self._statement_memo
-
     def find_row(self, table: str, match: Mapping[str, Any]) -> dict[str, Any] | None:
         found = self._find(table, match)
         return None if found is None else dict(found)
 
     def _find(self, table: str, match: Mapping[str, Any]) -> Mapping[str, Any] | None:
         shape, params = match_parts(self.dialect, match)
-        memo, key = self._statements(), ("find", table, shape)
+        # Statement texts by call shape, per handle: a pre-step asks for a few shapes at
+        # every step, and a hit skips the column check and the building.
+        memo: dict[tuple[Any, ...], str | None] = self.__dict__.setdefault("_statements", {})
+        key = ("find", table, shape)
         sql = memo.get(key)
         if sql is None:
             sql = memo[key] = find_row_query(self.dialect, table, match, self._columns(table))[0]
@@ -161,7 +155,7 @@ class SqlReads:
             bool(offset),
             None if columns is None else tuple(columns),
         )
-        memo = self._statements()
+        memo: dict[tuple[Any, ...], str | None] = self.__dict__.setdefault("_statements", {})
         if key in memo:
             sql = memo[key]
         else:
