@@ -89,11 +89,13 @@ T = TypeVar("T")
 def _made(row: Mapping[str, Any], memo: rows.RowMemo[T], convert: Callable[[Any], T]) -> T:
     """The event or item a row is made into: kept on a session copy's row (made once),
     else looked up in the memo of its query shape."""
-    if isinstance(row, CopiedRow):
-        if row.converted is None:
-            row.converted = convert(row)
-        return cast("T", row.converted)
+    kind = type(row)
+    if kind is CopiedRow:
+        copied = cast("CopiedRow", row)
+        if copied.converted is None:
+            copied.converted = convert(row)
+        return cast("T", copied.converted)
     # A sqlite3.Row iterates over its values, in the query's column order; a dict (a
-    # keyed-row read) holds them in the same order.
-    values = row.values() if isinstance(row, dict) else cast("Iterable[Any]", row)
+    # keyed-row read by a caller of `find_row`) holds them in the same order.
+    values = row.values() if kind is dict else cast("Iterable[Any]", row)
     return memo(row, values)

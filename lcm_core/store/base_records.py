@@ -47,9 +47,11 @@ class BookkeepingMixin(StoreBackend):
                 # Another writer added the key between the two statements: update it.
                 self.update_rows(table, key, values)
 
-    def _added(self, table: str, record: Mapping[str, Any]) -> int:
-        """Insert a row of a generated-id table and return the id the store gave it."""
-        new_id = self.put_row(table, {k: v for k, v in record.items() if k != "id"})
+    def _added(self, table: str, record: dict[str, Any]) -> int:
+        """Insert a new row of a generated-id table (its `id` left to the store, and taken
+        off `record`) and return the id the store gave it."""
+        record.pop("id", None)
+        new_id = self.put_row(table, record)
         if new_id is None:
             raise StoreError(f"{table}: the store returned no id for a new row")
         return int(new_id)
