@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from lcm_core.store import rows
 from lcm_core.store.base import BaseStore
@@ -86,16 +86,17 @@ class SQLiteMemoryStore(EventsMixin, WritesMixin, AdminMixin, SqlReads, OnConnec
 T = TypeVar("T")
 
 
-def _made(row: Mapping[str, Any], memo: rows.RowMemo[T], convert: Callable[[Any], T]) -> T:
+def _made(row: Any, memo: rows.RowMemo[T], convert: Callable[[Any], T]) -> T:
     """The event or item a row is made into: kept on a session copy's row (made once),
     else looked up in the memo of its query shape."""
     kind = type(row)
     if kind is CopiedRow:
-        copied = cast("CopiedRow", row)
+        copied: Any = row  # (no typing.cast: it is a call, and this runs per row)
         if copied.converted is None:
             copied.converted = convert(row)
-        return cast("T", copied.converted)
+        made: T = copied.converted
+        return made
     # A sqlite3.Row iterates over its values, in the query's column order; a dict (a
     # keyed-row read by a caller of `find_row`) holds them in the same order.
-    values = row.values() if kind is dict else cast("Iterable[Any]", row)
+    values: Iterable[Any] = row.values() if kind is dict else row
     return memo(row, values)

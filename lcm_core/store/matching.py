@@ -41,24 +41,20 @@ MIN_CANDIDATES: Final = 50
 
 @dataclass(frozen=True, slots=True)
 class SplitTerms:
-    """Cleaned query terms divided by what a trigram index can serve, long ones first."""
+    """Cleaned query terms divided by what a trigram index can serve, long ones first;
+    `ordered` is every term, long ones first: the order scores are summed in."""
 
     indexed: tuple[str, ...]
     short: tuple[str, ...]
-
-    @property
-    def ordered(self) -> tuple[str, ...]:
-        """Every term, long ones first: the order scores are summed in."""
-        return self.indexed + self.short
+    ordered: tuple[str, ...]
 
 
 def split_terms(terms: Sequence[object]) -> SplitTerms:
     """Clean terms (`search_terms`), then divide them: a trigram index serves 3+ characters."""
     cleaned = search_terms(terms)
-    return SplitTerms(
-        tuple(t for t in cleaned if len(t) >= MIN_INDEXED_TERM_CHARS),
-        tuple(t for t in cleaned if len(t) < MIN_INDEXED_TERM_CHARS),
-    )
+    indexed = tuple(t for t in cleaned if len(t) >= MIN_INDEXED_TERM_CHARS)
+    short = tuple(t for t in cleaned if len(t) < MIN_INDEXED_TERM_CHARS)
+    return SplitTerms(indexed, short, indexed + short)
 
 
 def clean_terms(terms: Sequence[object]) -> tuple[str, ...]:
