@@ -191,27 +191,31 @@ def _select_sql(
     return sql
 
 
+def _matched(
+    dialect: Dialect, table: str, match: Mapping[str, Any], columns: Iterable[str]
+) -> tuple[str, tuple[Any, ...]] | None:
+    """A match's ` WHERE ...` ("" for none) and parameters; None when an empty list
+    matches nothing."""
+    shape, params = match_parts(dialect, match)
+    where = _where_sql(dialect, table, shape, tuple(columns))
+    return None if where is None else (where, tuple(params))
+
+
 def match_clause(
     dialect: Dialect, table: str, match: Mapping[str, Any], columns: Iterable[str]
 ) -> Query | None:
     """A match as a bare condition ("TRUE" for none) and its parameters; None when an
     empty list matches nothing (for a backend that reads rows before it changes them)."""
-    shape, params = match_parts(dialect, match)
-    where = _where_sql(dialect, table, shape, tuple(columns))
-    if where is None:
-        return None
-    return (where.removeprefix(" WHERE ") or "TRUE"), tuple(params)
+    found = _matched(dialect, table, match, columns)
+    return None if found is None else (found[0].removeprefix(" WHERE ") or "TRUE", found[1])
 
 
 def count_rows_query(
     dialect: Dialect, table: str, match: Mapping[str, Any], columns: Iterable[str]
 ) -> Query | None:
     """How many rows equal `match`, in the column `n`."""
-    shape, params = match_parts(dialect, match)
-    where = _where_sql(dialect, table, shape, tuple(columns))
-    if where is None:
-        return None
-    return f"SELECT count(*) AS n FROM {table}{where}", tuple(params)
+    found = _matched(dialect, table, match, columns)
+    return None if found is None else (f"SELECT count(*) AS n FROM {table}{found[0]}", found[1])
 
 
 def insert_row_query(
@@ -274,8 +278,5 @@ def delete_rows_query(
     dialect: Dialect, table: str, match: Mapping[str, Any], columns: Iterable[str]
 ) -> Query | None:
     """Delete the rows equal to `match` (every row for an empty match)."""
-    shape, params = match_parts(dialect, match)
-    where = _where_sql(dialect, table, shape, tuple(columns))
-    if where is None:
-        return None
-    return f"DELETE FROM {table}{where}", tuple(params)
+    found = _matched(dialect, table, match, columns)
+    return None if found is None else (f"DELETE FROM {table}{found[0]}", found[1])
