@@ -8,7 +8,6 @@ answers is laid out in `memory_text` from the core's reports. Every answer is on
 
 from __future__ import annotations
 
-import json
 import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -18,17 +17,15 @@ from typing import TYPE_CHECKING, Final
 from lcm_adapter.memory_text import explain_text, inspect_text, search_text, status_text
 from lcm_core import usecases
 from lcm_core.extraction.control import ControlError
-from lcm_core.reports.files import open_private, private_folder
-from lcm_core.reports.targets import UnsafeTargetError, refuse_database_target
-from lcm_core.store.errors import StoreNotFoundError
-from lcm_core.store.models import TABLES
+from lcm_core.store.errors import StoreError, StoreNotFoundError
 
 if TYPE_CHECKING:
     from lcm_adapter.runtime import MemoryRuntime
+    from lcm_core.reports.export import ExportResult
 
 USAGE: Final = (
     "usage: memory status | explain | inspect <item-id|seq:N> | search <words> | "
-    "export [FILE] | purge [--yes] | forget <item-id>|--event SEQ [reason] | "
+    "export [FOLDER] | purge [--yes] | forget <item-id>|--event SEQ [reason] | "
     "remember [--kind K] <text> | pin <item-id> | unpin <item-id>"
 )
 SEARCH_LIMIT: Final = 10
@@ -96,16 +93,18 @@ def _search(runtime: MemoryRuntime, session_id: str, args: list[str]) -> Command
 
 def _export(runtime: MemoryRuntime, session_id: str, args: list[str]) -> CommandResult:
     if len(args) > 1:
-        return CommandResult(False, "memory: export takes at most one file name")
+        return CommandResult(False, "memory: export takes at most one folder name")
     target = Path(args[0]).expanduser() if args else default_export_path(runtime, session_id)
     try:
-        counts = export_session(runtime, session_id, target)
-    except UnsafeTargetError as exc:
+        result = export_session(runtime, session_id, target)
+    except StoreError as exc:  # a refused target, a folder that is not an export, a disk error
         return CommandResult(False, f"memory: {exc}")
-    total = sum(counts.values())
-    detail = ", ".join(f"{table}={n}" for table, n in counts.items() if n)
+    detail = ", ".join(f"{table}={n}" for table, n in result.tables.items() if n)
     return CommandResult(
-        True, f"exported {total} rows to {target}" + (f" ({detail})" if detail else "")
+        True,
+        f"exported {result.rows} rows to {target}"
+        + (f" ({detail})" if detail else "")
+        + f"; `lcm import {target}` reads it back",
     )
 
 
@@ -189,41 +188,23 @@ def _pin(pinned: bool) -> Handler:
 
 
 def default_export_path(runtime: MemoryRuntime, session_id: str) -> Path:
-    """`exports/<session>.jsonl` beside the database (or the working folder in memory)."""
+    """`exports/<session>` beside the database (or the working folder in memory)."""
     from lcm_core.store.registry import parse_store_url
 
     location = parse_store_url(runtime.store.url).location
     base = Path.cwd() if location == ":memory:" else Path(location).parent
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in session_id)[:120]
-    return base / "exports" / f"{safe or 'session'}.jsonl"
+    return base / "exports" / (safe or "session")
 
 
-def export_session(runtime: MemoryRuntime, session_id: str, target: Path) -> dict[str, int]:
-    """Write every row of the session as JSON lines `{"table", "row"}`; counts per table."""
-    refuse_database_target(target, runtime.store.url)
-    private_folder(target.parent)
-    counts: dict[str, int] = {}
-    tmp = target.with_name(target.name + ".part")
-    tmp.unlink(missing_ok=True)  # a leftover of an interrupted export
-    with open_private(tmp) as out:
-        for table in TABLES:
-            if table == "meta":
-                continue
-            n = 0
-            for row in usecases.export_rows(runtime.store, table, session_id):
-                out.write(
-                    json.dumps(
-                        {"table": table, "row": row},
-                        ensure_ascii=False,
-                        sort_keys=True,
-                        default=str,
-                    )
-                )
-                out.write("\n")
-                n += 1
-            counts[table] = n
-    tmp.replace(target)
-    return counts
+def export_session(runtime: MemoryRuntime, session_id: str, target: Path) -> ExportResult:
+    """The session as a JSONL export folder, written by the core's exporter: what `lcm
+    export --format jsonl --session` writes and `lcm import` reads. An earlier export
+    at the same place is replaced; any other file or folder there is refused."""
+    from lcm_core.reports.export import export_store  # only an export needs the exporter
+
+    again = (target / "export.json").is_file()
+    return export_store(runtime.store, "jsonl", target, session_id=session_id, force=again)
 
 
 _HANDLERS: Final[dict[str, Handler]] = {

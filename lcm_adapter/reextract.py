@@ -1,4 +1,4 @@
-"""Re-extraction for the adapter: each session against a scratch in-memory store.
+"""Re-extraction for the adapter: each session against a scratch store of the store's kind.
 
 `reextract_store` serves `lcm reextract` and the sidecar's upgrade on first open of a
 database whose items came from older extraction rules (`upgrade_on_open`).
@@ -15,7 +15,7 @@ from lcm_core.extraction.reextract import (
     reextract_session,
 )
 from lcm_core.store.ports import MemoryStore
-from lcm_core.store.registry import open_store
+from lcm_core.store.registry import scratch_store
 
 
 def reextract_store(
@@ -27,7 +27,7 @@ def reextract_store(
     )
     reports: list[ReextractReport] = []
     for sid in sessions:
-        scratch = open_store(":memory:")
+        scratch = scratch_store(store)
         try:
             reports.append(reextract_session(store, scratch, sid, config))
         finally:

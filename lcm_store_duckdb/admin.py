@@ -1,4 +1,4 @@
-"""Whole-store operations of the DuckDB store: meta, stats, export, purge, integrity, files."""
+"""Whole-store operations of the DuckDB store: the read hooks, integrity, and its file."""
 
 from __future__ import annotations
 
@@ -9,16 +9,15 @@ from typing import TYPE_CHECKING, Any, Final
 
 import duckdb
 
-from lcm_core.store.models import SCHEMA_VERSION, SESSION_TABLES
-from lcm_core.store.queries import PURGED_TABLES, Query
+from lcm_core.store.queries import Query
+from lcm_core.store.sql_reads import STREAM_BATCH
 from lcm_store_duckdb.connection import translate
-from lcm_store_duckdb.fetch import fetch_dict, fetch_dicts
-from lcm_store_duckdb.schema import SEARCH_TABLES
+from lcm_store_duckdb.fetch import fetch_dicts
 
 if TYPE_CHECKING:
     from lcm_store_duckdb.connection import Connection
 
-_EXPORT_BATCH: Final = 1000
+
 # Content table, side table, and the key columns joining them.
 _SIDES: Final = (
     ("events", "events_search", ("session_id", "seq")),
@@ -27,34 +26,13 @@ _SIDES: Final = (
 
 
 class AdminMixin:
-    """Meta, stats, export, purge and integrity over every table; needs `self._db`."""
+    """`SqlReads`' hooks, integrity, vacuum, scrub and backup; needs `self._db`."""
 
     _db: Connection
 
-    def _one(self, where: str, sql: str, *params: Any) -> dict[str, Any] | None:
-        with self._db.guarded(where) as raw:
-            return fetch_dict(raw.execute(sql, params))
-
     def _fetch(self, where: str, query: Query) -> list[dict[str, Any]]:
-        return self._all(where, query[0], *query[1])
-
-    def _all(self, where: str, sql: str, *params: Any) -> list[dict[str, Any]]:
         with self._db.guarded(where) as raw:
-            return fetch_dicts(raw.execute(sql, params))
-
-    # --- meta --------------------------------------------------------------------
-    def get_meta(self, key: str) -> str | None:
-        row = self._one("get meta", "SELECT value FROM meta WHERE key = ?", key)
-        return None if row is None else str(row["value"])
-
-    def set_meta(self, key: str, value: str) -> None:
-        with self._db.transaction(), self._db.guarded("set meta") as raw:
-            self._db.remember("meta", "key = ?", (key,))
-            raw.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
-
-    def schema_version(self) -> int:
-        with self._db.guarded("schema version"):
-            return self._db.current_version()
+            return fetch_dicts(raw.execute(query[0], list(query[1])))
 
     # --- stats and export ----------------------------------------------------------
     def _stream(self, sql: str, params: tuple[Any, ...], table: str) -> Iterator[dict[str, Any]]:
@@ -71,7 +49,7 @@ class AdminMixin:
                 raise translate(exc, f"{self._db.label}: export {table}") from exc
             while True:
                 try:
-                    batch = cursor.fetchmany(_EXPORT_BATCH)
+                    batch = cursor.fetchmany(STREAM_BATCH)
                 except duckdb.Error as exc:
                     raise translate(exc, f"{self._db.label}: export {table}") from exc
                 if not batch:
@@ -82,42 +60,11 @@ class AdminMixin:
             with contextlib.suppress(duckdb.Error):
                 cursor.close()
 
-    # --- purge -------------------------------------------------------------------
-    def purge_session(self, session_id: str) -> dict[str, int]:
-        deleted: dict[str, int] = {}
-        with self._db.transaction(), self._db.guarded("purge session") as raw:
-            for table in SESSION_TABLES:
-                for name in (table, SEARCH_TABLES.get(table)):
-                    if name is None:
-                        continue
-                    self._db.remember(name, "session_id = ?", (session_id,))
-                    row = raw.execute(
-                        f"DELETE FROM {name} WHERE session_id = ?", (session_id,)
-                    ).fetchone()
-                    if name == table:
-                        deleted[table] = int(row[0]) if row else 0
-        return deleted
-
-    def purge_all(self) -> dict[str, int]:
-        deleted: dict[str, int] = {}
-        with self._db.transaction(), self._db.guarded("purge all") as raw:
-            for table in PURGED_TABLES:
-                for name in (table, SEARCH_TABLES.get(table)):
-                    if name is None:
-                        continue
-                    self._db.remember(name, "TRUE", ())
-                    row = raw.execute(f"DELETE FROM {name}").fetchone()
-                    if name == table:
-                        deleted[table] = int(row[0]) if row else 0
-        return deleted
-
     # --- integrity ----------------------------------------------------------------
-    def integrity_check(self) -> list[str]:
+    def _store_problems(self) -> list[str]:
+        """The side tables against their content tables, and the one-active-item rule."""
         problems: list[str] = []
         with self._db.guarded("integrity check") as raw:
-            version = self._db.current_version()
-            if version != SCHEMA_VERSION:
-                problems.append(f"schema version is {version}, expected {SCHEMA_VERSION}")
             # The side tables play the part of SQLite's FTS index: each content row has
             # exactly one side row and no side row is left without its content row.
             for table, side, keys in _SIDES:
@@ -142,12 +89,6 @@ class AdminMixin:
             ).fetchone()
             if row and row[0]:
                 problems.append(f"{row[0]} content hashes have more than one active item")
-            row = raw.execute(
-                "SELECT count(*) FROM memory_items AS m WHERE m.superseded_by IS NOT NULL "
-                "AND NOT EXISTS (SELECT 1 FROM memory_items AS n WHERE n.id = m.superseded_by)"
-            ).fetchone()
-            if row and row[0]:
-                problems.append(f"{row[0]} memory items link to a missing successor")
         return problems
 
     # --- extras ------------------------------------------------------------------

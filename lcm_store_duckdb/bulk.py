@@ -20,8 +20,9 @@ from typing import Any, Final
 import duckdb
 
 from lcm_core.store.errors import StoreError, StoreUnavailableError
+from lcm_core.store.matching import fold
 from lcm_core.store.models import TABLES
-from lcm_store_duckdb.search import fold, trigram_count
+from lcm_store_duckdb.search import trigram_count
 
 CHUNK_ROWS: Final = 10_000
 # Tables whose ids come from a sequence, which must move past the loaded ids.

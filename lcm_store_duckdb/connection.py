@@ -13,15 +13,14 @@ from typing import Any, Final
 import duckdb
 
 from lcm_core.clock import utc_now_iso
-from lcm_core.store.errors import (
-    ReadOnlyStoreError,
-    StorageFullError,
-    StoreBusyError,
-    StoreConflictError,
-    StoreError,
-    StoreOpenError,
+from lcm_core.store import errors as port
+from lcm_core.store.migrations import (
+    database_file,
+    migration_plan,
+    needs_migration,
+    opening,
+    parse_version,
 )
-from lcm_core.store.migrations import migration_plan, needs_migration, parse_version
 from lcm_core.store.queries import Dialect
 from lcm_store_duckdb.schema import MIGRATIONS
 from lcm_store_duckdb.undo import UndoLog
@@ -33,32 +32,32 @@ CONFIG: Final = {"autoinstall_known_extensions": False, "autoload_known_extensio
 _PID_RE: Final = re.compile(r"\(PID (\d+)\)")
 
 
-# One list parameter per membership test; NULLS FIRST as SQLite sorts NULL.
-DIALECT = Dialect(member="list_contains({mark}, {column})", nulls_first=" NULLS FIRST")
+# One list parameter per membership test.
+DIALECT = Dialect(member="list_contains({mark}, {column})")
 
 
-def translate(exc: duckdb.Error, where: str) -> StoreError:
+def translate(exc: duckdb.Error, where: str) -> port.StoreError:
     """Map a driver error onto the port's error types, with a one-line message."""
     message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     lowered = message.lower()
     if "could not set lock" in lowered or "conflicting lock" in lowered:
         pid = _PID_RE.search(message)
         holder = f" (PID {pid.group(1)})" if pid else ""
-        return StoreBusyError(
+        return port.StoreBusyError(
             f"{where}: the database file is in use by another process{holder}; "
             "DuckDB allows one process at a time"
         )
     if isinstance(exc, duckdb.ConstraintException):
-        return StoreConflictError(f"{where}: {message}")
+        return port.StoreConflictError(f"{where}: {message}")
     if "conflict" in lowered and isinstance(exc, duckdb.TransactionException):
-        return StoreBusyError(f"{where}: another handle changed the same rows ({message})")
+        return port.StoreBusyError(f"{where}: another handle changed the same rows ({message})")
     if "read-only" in lowered or "read only" in lowered or "permission denied" in lowered:
-        return ReadOnlyStoreError(f"{where}: database is read-only ({message})")
+        return port.ReadOnlyStoreError(f"{where}: database is read-only ({message})")
     if "no space left" in lowered or "disk is full" in lowered:
-        return StorageFullError(f"{where}: no space left for the database")
+        return port.StorageFullError(f"{where}: no space left for the database")
     if "not a valid duckdb database" in lowered or "corrupt" in lowered:
-        return StoreOpenError(f"{where}: file is not a valid lcm DuckDB database ({message})")
-    return StoreError(f"{where}: {message}")
+        return port.StoreOpenError(f"{where}: file is not a valid lcm DuckDB database ({message})")
+    return port.StoreError(f"{where}: {message}")
 
 
 class Connection:
@@ -73,24 +72,14 @@ class Connection:
         self._aborted = False
         self.raw = self._connect()
         self.undo = UndoLog(self.raw)
-        try:
-            self._check_is_ours()
-            self._migrate()
-        except BaseException:
-            self.raw.close()
-            raise
+        opening(self.raw.close, self._check_is_ours, self._migrate)
 
     # --- opening -----------------------------------------------------------------
     def _connect(self) -> duckdb.DuckDBPyConnection:
         created = False
         if not self.in_memory:
             path = Path(self.location)
-            if path.is_dir():
-                raise StoreOpenError(f"{path}: is a folder, not a database file")
-            try:
-                path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            except OSError as exc:
-                raise StoreOpenError(f"{path}: cannot create its folder ({exc.strerror})") from exc
+            database_file(path)
             if path.exists() and path.stat().st_size == 0:
                 # DuckDB refuses an empty file; an empty file holds nothing, so start afresh.
                 path.unlink()
@@ -98,15 +87,15 @@ class Connection:
             if not created and _is_sqlite(path):
                 # DuckDB would try to load its sqlite extension for this file, which
                 # needs a download; say what the file is instead.
-                raise StoreOpenError(
+                raise port.StoreOpenError(
                     f"{path}: is a SQLite database, not DuckDB; open it as sqlite:///{path}"
                 )
         try:
             raw = duckdb.connect(self.location, config=dict(CONFIG))
         except duckdb.Error as exc:
             error = translate(exc, f"{self.label}: cannot open")
-            if type(error) is StoreError:
-                error = StoreOpenError(str(error))
+            if type(error) is port.StoreError:
+                error = port.StoreOpenError(str(error))
             raise error from exc
         if created:
             # DuckDB creates the file with the umask's mode; memory is private.
@@ -118,7 +107,7 @@ class Connection:
         """Fail before any write if the file is a DuckDB database of something else."""
         names = self._table_names()
         if names and "meta" not in names:
-            raise StoreOpenError(
+            raise port.StoreOpenError(
                 f"{self.label}: is a DuckDB database of something else (no lcm meta table)"
             )
 
@@ -168,10 +157,8 @@ class Connection:
         with self.lock:
             depth = self._depth
             if depth == 0:
-                try:
+                with port.translated(duckdb.Error, translate, self.label):
                     self.raw.execute("BEGIN TRANSACTION")
-                except duckdb.Error as exc:
-                    raise translate(exc, self.label) from exc
                 self._aborted = False
             else:
                 self.undo.push()
@@ -181,8 +168,7 @@ class Connection:
             except BaseException:
                 self._depth -= 1
                 if depth == 0:
-                    with contextlib.suppress(duckdb.Error):
-                        self.raw.execute("ROLLBACK")
+                    self._quiet_rollback()
                     self.undo.clear()
                 elif not self._aborted:
                     try:
@@ -198,29 +184,29 @@ class Connection:
                 return
             self.undo.clear()
             if self._aborted:
-                with contextlib.suppress(duckdb.Error):
-                    self.raw.execute("ROLLBACK")
-                raise StoreError(
+                self._quiet_rollback()
+                raise port.StoreError(
                     f"{self.label}: a database error inside this transaction aborted it; "
                     "none of its writes were kept"
                 )
-            try:
+            with port.translated(duckdb.Error, translate, self.label, then=self._quiet_rollback):
                 self.raw.execute("COMMIT")
-            except duckdb.Error as exc:
-                with contextlib.suppress(duckdb.Error):
-                    self.raw.execute("ROLLBACK")
-                raise translate(exc, self.label) from exc
+
+    def _quiet_rollback(self) -> None:
+        with contextlib.suppress(duckdb.Error):
+            self.raw.execute("ROLLBACK")
+
+    def _note_abort(self) -> None:
+        """A driver error inside a transaction: DuckDB has aborted all of it."""
+        if self._depth > 0:
+            self._aborted = True
 
     @contextlib.contextmanager
     def guarded(self, where: str) -> Iterator[duckdb.DuckDBPyConnection]:
         """Hold the lock and turn driver errors into `StoreError`s."""
-        with self.lock:
-            try:
-                yield self.raw
-            except duckdb.Error as exc:
-                if self._depth > 0:
-                    self._aborted = True
-                raise translate(exc, f"{self.label}: {where}") from exc
+        note = self._note_abort
+        with self.lock, port.translated(duckdb.Error, translate, self.label, where, then=note):
+            yield self.raw
 
     def remember(self, table: str, where: str, params: Sequence[Any]) -> None:
         """Before a write inside an inner transaction, keep the rows it may replace."""

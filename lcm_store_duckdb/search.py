@@ -1,5 +1,9 @@
 """Substring search over the folded side tables, scored as `lcm_core.text.tokens.score_matches` does.
 
+The side tables hold each text's casefold (`lcm_core.store.matching.fold`) and a term
+matches by the core's rule, `contains(folded, casefold(term))`, in every scope: this
+store scores every match, which the rule allows a large scope to do.
+
 No extension is needed: the `fts` extension downloads at run time, no wheel of it exists
 for DuckDB 2.0, and it indexes stemmed words, not the literal substrings (CJK included)
 the port promises. A scan of the folded side table with `contains()` is exact and, at the
@@ -10,9 +14,7 @@ with BM25 taken over the rows that match (after the filters) inside the searched
 (N = the scope's rows; document frequency, average length and term frequency from the
 matching rows, case-folded, non-overlapping counts). DuckDB computes the same numbers in
 SQL instead of shipping every matching text to Python; tests/store_duckdb checks them
-against `score_matches` itself. The one difference from the SQLite store: past
-`SCAN_ROWS_MAX` (100 000) rows in scope SQLite scores a bounded candidate list from its
-index, this store every match.
+against `score_matches` itself.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from lcm_core.store.queries import split_terms
+from lcm_core.store.matching import fold_keys, split_terms
 from lcm_core.store.sql_reads import Among
 from lcm_core.text.tokens import BM25_B, BM25_K1, relevance
 from lcm_store_duckdb.fetch import fetch_dicts
@@ -56,15 +58,9 @@ class Terms:
 
 
 def prepare_terms(raw: Sequence[object]) -> Terms:
-    """Clean and dedupe terms; long terms first, as the SQLite store sums them."""
-    split = split_terms(raw)
-    ordered = split.indexed + split.short
-    return Terms(ordered, tuple(term.casefold() for term in ordered))
-
-
-def fold(text: str) -> str:
-    """The side-table form of a text: what `contains()` compares against folded terms."""
-    return text.casefold()
+    """Clean and dedupe terms; long terms first, the order scores are summed in."""
+    ordered = split_terms(raw).ordered
+    return Terms(ordered, tuple(fold_keys(ordered)))
 
 
 def trigram_count(text: str) -> int:

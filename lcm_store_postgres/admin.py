@@ -1,15 +1,15 @@
-"""Whole-store operations of the PostgreSQL store: meta, stats, export, purge, integrity.
+"""Whole-store operations of the PostgreSQL store: the read hooks, integrity, vacuum, backup.
 
-Row-level security scopes every statement here to the connected tenant: `purge_all`
-empties this tenant's tables, `stats` and `export_rows` count and stream only its rows.
+Row-level security scopes every statement to the connected tenant: a purge empties this
+tenant's tables, `stats` and `export_rows` count and stream only its rows.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 import psycopg
 from psycopg import IsolationLevel
@@ -17,85 +17,39 @@ from psycopg.pq import TransactionStatus
 
 from lcm_core.store import rows
 from lcm_core.store.errors import StoreError
-from lcm_core.store.models import SCHEMA_VERSION, SESSION_TABLES, TABLES
-from lcm_core.store.queries import count_query, export_query
+from lcm_core.store.models import TABLES
+from lcm_core.store.queries import Query
+from lcm_core.store.sql_reads import STREAM_BATCH
 from lcm_store_postgres.schema import HIDDEN_COLUMNS
 
 if TYPE_CHECKING:
     from lcm_store_postgres.connection import Connection
 
-_EXPORT_BATCH: Final = 1000
-
 
 class AdminMixin:
-    """Meta, stats, export, purge and integrity over every table; needs `self._db`."""
+    """`SqlReads`' hooks, integrity, vacuum and backup; needs `self._db`."""
 
     _db: Connection
+    export_rows: Callable[..., Iterator[dict[str, Any]]]  # `SqlReads.export_rows`
 
-    def get_meta(self, key: str) -> str | None:
-        with self._db.guarded("get meta") as raw:
-            row = raw.execute("SELECT value FROM meta WHERE key = %s", (key,)).fetchone()
-        return None if row is None else str(row["value"])
+    def _fetch(self, where: str, query: Query) -> list[dict[str, Any]]:
+        """Rows of one query, without the tenant columns."""
+        with self._db.guarded(where) as raw:
+            return _public(raw.execute(*query).fetchall())
 
-    def set_meta(self, key: str, value: str) -> None:
-        with self._db.transaction(), self._db.guarded("set meta") as raw:
-            raw.execute(
-                "INSERT INTO meta (key, value) VALUES (%s, %s) "
-                "ON CONFLICT (tenant, key) DO UPDATE SET value = excluded.value",
-                (key, value),
-            )
+    def _cursor(self, where: str, query: Query) -> Any:
+        with self._db.guarded(where) as raw:
+            return raw.execute(*query)
 
-    def schema_version(self) -> int:
-        with self._db.guarded("schema version"):
-            return self._db.current_version()
+    def _next_batch(self, where: str, cursor: Any) -> list[dict[str, Any]]:
+        """The cursor's next rows, without the tenant columns."""
+        with self._db.guarded(where):
+            return _public(cursor.fetchmany(STREAM_BATCH))
 
-    def stats(self, session_id: str | None = None) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        with self._db.guarded("stats") as raw:
-            for table in TABLES:
-                row = raw.execute(*count_query(table, session_id, mark="%s")).fetchone()
-                counts[table] = int(row["n"]) if row else 0
-        return counts
-
-    def export_rows(self, table: str, *, session_id: str | None = None) -> Iterator[dict[str, Any]]:
-        sql, params = export_query(table, session_id, mark="%s")
-        return self._stream(sql, params, table)
-
-    def _stream(self, sql: str, params: tuple[Any, ...], table: str) -> Iterator[dict[str, Any]]:
-        """Rows a batch at a time from a cursor of their own, without the tenant columns."""
-        with self._db.guarded(f"export {table}") as raw:
-            cursor = raw.execute(sql, params)
-        while True:
-            with self._db.guarded(f"export {table}"):
-                batch = cursor.fetchmany(_EXPORT_BATCH)
-            if not batch:
-                return
-            for row in batch:
-                yield {key: value for key, value in row.items() if key not in HIDDEN_COLUMNS}
-
-    def purge_session(self, session_id: str) -> dict[str, int]:
-        deleted: dict[str, int] = {}
-        with self._db.transaction(), self._db.guarded("purge session") as raw:
-            for table in SESSION_TABLES:
-                cursor = raw.execute(f"DELETE FROM {table} WHERE session_id = %s", (session_id,))
-                deleted[table] = max(0, cursor.rowcount)
-        return deleted
-
-    def purge_all(self) -> dict[str, int]:
-        deleted: dict[str, int] = {}
-        with self._db.transaction(), self._db.guarded("purge all") as raw:
-            for table in TABLES:
-                if table == "meta":
-                    continue
-                deleted[table] = max(0, raw.execute(f"DELETE FROM {table}").rowcount)
-        return deleted
-
-    def integrity_check(self) -> list[str]:
+    def _store_problems(self) -> list[str]:
+        """Every table present, with row-level security forced."""
         problems: list[str] = []
         with self._db.guarded("integrity check") as raw:
-            version = self._db.current_version()
-            if version != SCHEMA_VERSION:
-                problems.append(f"schema version is {version}, expected {SCHEMA_VERSION}")
             for table in TABLES:
                 row = raw.execute(
                     "SELECT relrowsecurity AND relforcerowsecurity AS forced FROM pg_class "
@@ -106,12 +60,6 @@ class AdminMixin:
                     problems.append(f"table {table} is missing")
                 elif not row["forced"]:
                     problems.append(f"table {table}: row-level security is not forced")
-            dangling = raw.execute(
-                "SELECT count(*) AS n FROM memory_items AS m WHERE m.superseded_by IS NOT NULL "
-                "AND NOT EXISTS (SELECT 1 FROM memory_items AS n WHERE n.id = m.superseded_by)"
-            ).fetchone()
-            if dangling and dangling["n"]:
-                problems.append(f"{dangling['n']} memory items link to a missing successor")
         return problems
 
     def vacuum(self) -> None:
@@ -150,3 +98,8 @@ class AdminMixin:
     def shares_file(self) -> bool:
         """True: any number of handles and processes may use the database at once."""
         return True
+
+
+def _public(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows as the port shows them: without this backend's hidden columns."""
+    return [{k: v for k, v in row.items() if k not in HIDDEN_COLUMNS} for row in found]

@@ -14,16 +14,10 @@ from psycopg.rows import dict_row
 from psycopg.types.string import StrDumperUnknown
 
 from lcm_core.clock import utc_now_iso
-from lcm_core.store.errors import (
-    ReadOnlyStoreError,
-    SchemaVersionError,
-    StorageFullError,
-    StoreBusyError,
-    StoreConflictError,
-    StoreError,
-    StoreOpenError,
-)
+from lcm_core.store import errors as port
+from lcm_core.store.migrations import opening
 from lcm_core.store.models import SCHEMA_VERSION
+from lcm_core.store.queries import Dialect
 from lcm_core.text.tokens import scrub_surrogates
 from lcm_store_postgres.schema import MIGRATIONS, VERSION_TABLE, tenancy_statements
 
@@ -31,6 +25,8 @@ from lcm_store_postgres.schema import MIGRATIONS, VERSION_TABLE, tenancy_stateme
 # spells "lcm" in ASCII).
 _MIGRATION_LOCK: Final = 0x6C636D
 CONNECT_TIMEOUT_S: Final = 10
+# psycopg's parameter mark, and one array parameter per membership test.
+DIALECT: Final = Dialect(mark="%s", member="{column} = ANY({mark})")
 
 
 def redact_url(url: str) -> str:
@@ -62,24 +58,24 @@ class StorableText(StrDumperUnknown):
         return super().dump(scrub_surrogates(obj).replace("\x00", "\ufffd"))
 
 
-def translate(exc: psycopg.Error, where: str) -> StoreError:
+def translate(exc: psycopg.Error, where: str) -> port.StoreError:
     """Map a driver error onto the port's error types, with a one-line message."""
     message = (str(exc).splitlines() or [type(exc).__name__])[0]
     if isinstance(exc, pg_errors.UniqueViolation | pg_errors.IntegrityError):
-        return StoreConflictError(f"{where}: {message}")
+        return port.StoreConflictError(f"{where}: {message}")
     if isinstance(exc, pg_errors.SerializationFailure | pg_errors.DeadlockDetected):
-        return StoreBusyError(f"{where}: a concurrent transaction changed the same rows")
+        return port.StoreBusyError(f"{where}: a concurrent transaction changed the same rows")
     if isinstance(exc, pg_errors.LockNotAvailable | pg_errors.QueryCanceled):
-        return StoreBusyError(f"{where}: {message}")
+        return port.StoreBusyError(f"{where}: {message}")
     if isinstance(exc, pg_errors.InsufficientPrivilege):
-        return ReadOnlyStoreError(f"{where}: permission denied ({message})")
+        return port.ReadOnlyStoreError(f"{where}: permission denied ({message})")
     if isinstance(exc, pg_errors.ReadOnlySqlTransaction):
-        return ReadOnlyStoreError(f"{where}: the server is read-only ({message})")
+        return port.ReadOnlyStoreError(f"{where}: the server is read-only ({message})")
     if isinstance(exc, pg_errors.DiskFull):
-        return StorageFullError(f"{where}: no space left on the server")
+        return port.StorageFullError(f"{where}: no space left on the server")
     if isinstance(exc, psycopg.OperationalError):
-        return StoreOpenError(f"{where}: {message}")
-    return StoreError(f"{where}: {message}")
+        return port.StoreOpenError(f"{where}: {message}")
+    return port.StoreError(f"{where}: {message}")
 
 
 class Connection:
@@ -91,12 +87,7 @@ class Connection:
         self.lock = threading.RLock()
         self._depth = 0
         self.raw = self._connect()
-        try:
-            if migrate:
-                self._migrate()
-        except BaseException:
-            self.raw.close()
-            raise
+        opening(self.raw.close, *([self._migrate] if migrate else []))
 
     def _connect(self) -> psycopg.Connection[dict[str, Any]]:
         try:
@@ -104,7 +95,7 @@ class Connection:
                 self.url, autocommit=True, row_factory=dict_row, connect_timeout=CONNECT_TIMEOUT_S
             )
         except psycopg.Error as exc:
-            raise StoreOpenError(f"{self.label}: cannot connect ({_first_line(exc)})") from exc
+            raise port.StoreOpenError(f"{self.label}: cannot connect ({_first_line(exc)})") from exc
         conn.adapters.register_dumper(str, StorableText)
         return conn
 
@@ -127,14 +118,16 @@ class Connection:
         try:
             return 0 if value is None else int(value)
         except ValueError as exc:
-            raise StoreOpenError(f"{self.label}: schema version {value!r} is not a number") from exc
+            raise port.StoreOpenError(
+                f"{self.label}: schema version {value!r} is not a number"
+            ) from exc
 
     def _migrate(self) -> None:
         """Bring the database to `SCHEMA_VERSION` in one transaction, one process at a time."""
         try:
             version = self.current_version()
             if version > SCHEMA_VERSION:
-                raise SchemaVersionError(
+                raise port.SchemaVersionError(
                     f"{self.label}: schema v{version} is newer than this lcm understands "
                     f"(v{SCHEMA_VERSION}); upgrade long-conversation-memory"
                 )
@@ -157,7 +150,7 @@ class Connection:
                     self.raw.execute(statement)
                 self._record("schema", str(SCHEMA_VERSION))
         except pg_errors.InsufficientPrivilege as exc:
-            raise StoreOpenError(
+            raise port.StoreOpenError(
                 f"{self.label}: the schema is at v{version}, v{SCHEMA_VERSION} is needed, and "
                 f"this role may not create it ({_first_line(exc)}); connect once as the "
                 "database owner to migrate"
@@ -180,10 +173,8 @@ class Connection:
             self._revive()
             self._depth += 1
             try:
-                with self.raw.transaction():
+                with port.translated(psycopg.Error, translate, self.label), self.raw.transaction():
                     yield
-            except psycopg.Error as exc:
-                raise translate(exc, self.label) from exc
             finally:
                 self._depth -= 1
 
@@ -192,10 +183,8 @@ class Connection:
         """Hold the lock and turn driver errors into `StoreError`s."""
         with self.lock:
             self._revive()
-            try:
+            with port.translated(psycopg.Error, translate, self.label, where):
                 yield self.raw
-            except psycopg.Error as exc:
-                raise translate(exc, f"{self.label}: {where}") from exc
 
     def close(self) -> None:
         with self.lock, contextlib.suppress(psycopg.Error):

@@ -1,76 +1,48 @@
-"""Whole-store operations of the SQLite store: meta, stats, export, purge, integrity, files."""
+"""Whole-store operations of the SQLite store: the read hooks, integrity, and its files."""
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lcm_core.store.models import SCHEMA_VERSION, SESSION_TABLES
-from lcm_core.store.queries import PURGED_TABLES, Query
+from lcm_core.store.queries import Query
+from lcm_core.store.sql_reads import STREAM_BATCH
+from lcm_store_sqlite.connection import translate
 
 if TYPE_CHECKING:
     from lcm_store_sqlite.connection import Connection
     from lcm_store_sqlite.session_cache import SessionCache
 
-_EXPORT_BATCH = 1000
-
 
 class AdminMixin:
-    """Meta, stats, export, purge, integrity, vacuum and backup; needs `self._db`."""
+    """`SqlReads`' hooks, integrity, introspection, vacuum, scrub and backup; needs `self._db`."""
 
     _db: Connection
     _sessions: SessionCache
 
-    # --- meta --------------------------------------------------------------------
-    def get_meta(self, key: str) -> str | None:
-        with self._db.guarded("get meta") as raw:
-            row = raw.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return None if row is None else str(row[0])
-
-    def set_meta(self, key: str, value: str) -> None:
-        with self._db.transaction(), self._db.guarded("set meta") as raw:
-            raw.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
-
-    def schema_version(self) -> int:
-        with self._db.guarded("schema version") as _:
-            return self._db.current_version()
-
     def _fetch(self, where: str, query: Query) -> list[sqlite3.Row]:
+        # `guarded`, written out: every keyed read of a pre-step comes here, and a
+        # generator-based context manager per statement is most of what it costs.
+        db = self._db
+        with db.lock:
+            try:
+                return db.raw.execute(*query).fetchall()
+            except sqlite3.Error as exc:
+                raise translate(exc, f"{db.label}: {where}") from exc
+
+    def _cursor(self, where: str, query: Query) -> sqlite3.Cursor:
         with self._db.guarded(where) as raw:
-            return raw.execute(*query).fetchall()
+            return raw.execute(*query)
 
-    def _stream(self, sql: str, params: tuple[Any, ...], table: str) -> Iterator[dict[str, Any]]:
-        # Fetch in batches with its own cursor so a big table never sits in memory whole.
-        with self._db.guarded(f"export {table}") as raw:
-            cursor = raw.execute(sql, params)
-        while True:
-            with self._db.guarded(f"export {table}"):
-                batch = cursor.fetchmany(_EXPORT_BATCH)
-            if not batch:
-                return
-            for row in batch:
-                yield dict(zip(row.keys(), tuple(row), strict=True))
+    def _next_batch(self, where: str, cursor: sqlite3.Cursor) -> list[dict[str, Any]]:
+        with self._db.guarded(where):
+            return [
+                dict(zip(r.keys(), tuple(r), strict=True)) for r in cursor.fetchmany(STREAM_BATCH)
+            ]
 
-    def purge_session(self, session_id: str) -> dict[str, int]:
-        deleted: dict[str, int] = {}
-        with self._db.transaction(), self._db.guarded("purge session") as raw:
-            for table in SESSION_TABLES:
-                cursor = raw.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
-                deleted[table] = max(0, cursor.rowcount)
-            self._sessions.invalidate()  # under the lock until the commit (see forget_event)
-        return deleted
-
-    def purge_all(self) -> dict[str, int]:
-        deleted: dict[str, int] = {}
-        with self._db.transaction(), self._db.guarded("purge all") as raw:
-            for table in PURGED_TABLES:
-                deleted[table] = max(0, raw.execute(f"DELETE FROM {table}").rowcount)
-            self._sessions.invalidate()
-        return deleted
-
-    def integrity_check(self) -> list[str]:
+    def _store_problems(self) -> list[str]:
+        """SQLite's own check of the file, and each FTS index against its content table."""
         problems: list[str] = []
         with self._db.guarded("integrity check") as raw:
             for row in raw.execute("PRAGMA integrity_check"):
@@ -86,15 +58,6 @@ class AdminMixin:
                     # it, which says nothing about damage.
                     if "readonly" not in str(exc):
                         problems.append(f"{fts}: {exc}")
-            version = self._db.current_version()
-            if version != SCHEMA_VERSION:
-                problems.append(f"schema version is {version}, expected {SCHEMA_VERSION}")
-            dangling = raw.execute(
-                "SELECT COUNT(*) FROM memory_items AS m WHERE m.superseded_by IS NOT NULL "
-                "AND NOT EXISTS (SELECT 1 FROM memory_items AS n WHERE n.id = m.superseded_by)"
-            ).fetchone()[0]
-            if dangling:
-                problems.append(f"{dangling} memory items link to a missing successor")
         return problems
 
     # --- extras ------------------------------------------------------------------

@@ -10,15 +10,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from lcm_core.clock import utc_now_iso
-from lcm_core.store.errors import (
-    ReadOnlyStoreError,
-    StorageFullError,
-    StoreBusyError,
-    StoreConflictError,
-    StoreError,
-    StoreOpenError,
+from lcm_core.store import errors as port
+from lcm_core.store.migrations import (
+    database_file,
+    migration_plan,
+    needs_migration,
+    opening,
+    parse_version,
 )
-from lcm_core.store.migrations import migration_plan, needs_migration, parse_version
 from lcm_core.store.queries import Dialect
 from lcm_store_sqlite.damage import damaged, has_sqlite_header
 from lcm_store_sqlite.schema import MIGRATIONS
@@ -30,7 +29,7 @@ BUSY_TIMEOUT_MS = 5000
 DIALECT = Dialect(sort_apart="+{column}")
 
 
-def translate(exc: sqlite3.Error, where: str, file: Path | None = None) -> StoreError:
+def translate(exc: sqlite3.Error, where: str, file: Path | None = None) -> port.StoreError:
     """Map a driver error onto the port's error types, with a one-line message.
 
     Corruption met in a file (`file`) is a `DamagedStoreError`: it says the file is
@@ -41,16 +40,16 @@ def translate(exc: sqlite3.Error, where: str, file: Path | None = None) -> Store
     if file is not None and ("malformed" in lowered or "corrupt" in lowered):
         return damaged(file, message)
     if isinstance(exc, sqlite3.IntegrityError):
-        return StoreConflictError(f"{where}: {message}")
+        return port.StoreConflictError(f"{where}: {message}")
     if "locked" in lowered or "busy" in lowered:
-        return StoreBusyError(f"{where}: database is busy (another writer held it over 5 s)")
+        return port.StoreBusyError(f"{where}: database is busy (another writer held it over 5 s)")
     if "readonly" in lowered or "read-only" in lowered:
-        return ReadOnlyStoreError(f"{where}: database is read-only")
+        return port.ReadOnlyStoreError(f"{where}: database is read-only")
     if "disk is full" in lowered or ("full" in lowered and "database" in lowered):
-        return StorageFullError(f"{where}: no space left for the database")
+        return port.StorageFullError(f"{where}: no space left for the database")
     if "not a database" in lowered or "malformed" in lowered or "corrupt" in lowered:
-        return StoreOpenError(f"{where}: file is not a valid lcm database ({message})")
-    return StoreError(f"{where}: {message}")
+        return port.StoreOpenError(f"{where}: file is not a valid lcm database ({message})")
+    return port.StoreError(f"{where}: {message}")
 
 
 class Connection:
@@ -64,33 +63,19 @@ class Connection:
         self.lock = threading.RLock()
         self._depth = 0
         self.raw = self._connect()
-        try:
-            self._check_is_database()
-            self._configure()
-            self._migrate()
-        except BaseException:
-            self.raw.close()
-            raise
+        opening(self.raw.close, self._check_is_database, self._configure, self._migrate)
 
     # --- opening -----------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
         if not self.in_memory:
             path = Path(self.location)
-            if path.is_dir():
-                raise StoreOpenError(f"{path}: is a folder, not a database file")
-            if not path.parent.exists():
-                try:
-                    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-                except OSError as exc:
-                    raise StoreOpenError(
-                        f"{path}: cannot create its folder ({exc.strerror})"
-                    ) from exc
+            database_file(path)
             if not path.exists():
                 # Create the file ourselves so it is private from its first byte.
                 try:
                     os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
                 except OSError as exc:
-                    raise StoreOpenError(f"{path}: cannot create ({exc.strerror})") from exc
+                    raise port.StoreOpenError(f"{path}: cannot create ({exc.strerror})") from exc
         try:
             raw = sqlite3.connect(
                 self.location,
@@ -99,7 +84,7 @@ class Connection:
                 check_same_thread=False,
             )
         except sqlite3.Error as exc:
-            raise StoreOpenError(f"{self.label}: cannot open ({exc})") from exc
+            raise port.StoreOpenError(f"{self.label}: cannot open ({exc})") from exc
         raw.row_factory = sqlite3.Row
         return raw
 
@@ -112,19 +97,21 @@ class Connection:
             }
         except sqlite3.DatabaseError as exc:
             error = translate(exc, self.label)
-            if isinstance(error, ReadOnlyStoreError) or "unable to open" in str(exc):
+            if isinstance(error, port.ReadOnlyStoreError) or "unable to open" in str(exc):
                 # WAL readers write the -shm file beside the database, so a folder
                 # (or mount) we cannot write fails even a read.
-                raise ReadOnlyStoreError(
+                raise port.ReadOnlyStoreError(
                     f"{self.label}: the database or its folder is read-only "
                     "(SQLite in WAL mode must write beside the file)"
                 ) from exc
             reason = str(exc).splitlines()[0]
             if self.file is not None and has_sqlite_header(self.file):
                 raise damaged(self.file, reason) from exc
-            raise StoreOpenError(f"{self.label}: not an lcm memory database ({reason})") from exc
+            raise port.StoreOpenError(
+                f"{self.label}: not an lcm memory database ({reason})"
+            ) from exc
         if names and "meta" not in names:
-            raise StoreOpenError(
+            raise port.StoreOpenError(
                 f"{self.label}: is a SQLite database of something else (no lcm meta table)"
             )
 
@@ -135,7 +122,7 @@ class Connection:
                 mode = self.raw.execute("PRAGMA journal_mode = WAL").fetchone()[0]
                 if str(mode).lower() != "wal":
                     # A read-only folder cannot hold the WAL file; say so plainly.
-                    raise ReadOnlyStoreError(f"{self.label}: cannot switch to WAL ({mode})")
+                    raise port.ReadOnlyStoreError(f"{self.label}: cannot switch to WAL ({mode})")
             self.raw.execute("PRAGMA synchronous = NORMAL")
         except sqlite3.Error as exc:
             raise translate(exc, self.label, self.file) from exc
@@ -168,13 +155,11 @@ class Connection:
         """Outermost level is BEGIN IMMEDIATE; inner levels are savepoints."""
         with self.lock:
             depth = self._depth
-            try:
+            with port.translated(sqlite3.Error, self._translate, self.label):
                 if depth == 0:
                     self.raw.execute("BEGIN IMMEDIATE")
                 else:
                     self.raw.execute(f"SAVEPOINT lcm_sp{depth}")
-            except sqlite3.Error as exc:
-                raise translate(exc, self.label, self.file) from exc
             self._depth += 1
             try:
                 yield
@@ -188,20 +173,24 @@ class Connection:
                         self.raw.execute(f"RELEASE lcm_sp{depth}")
                 raise
             self._depth -= 1
-            try:
+            undo = self._quiet_rollback if depth == 0 else None
+            with port.translated(sqlite3.Error, self._translate, self.label, then=undo):
                 if depth == 0:
                     self.raw.execute("COMMIT")
                 else:
                     self.raw.execute(f"RELEASE lcm_sp{depth}")
-            except sqlite3.Error as exc:
-                if depth == 0:
-                    with contextlib.suppress(sqlite3.Error):
-                        self.raw.execute("ROLLBACK")
-                raise translate(exc, self.label, self.file) from exc
+
+    def _translate(self, exc: sqlite3.Error, where: str) -> port.StoreError:
+        return translate(exc, where, self.file)
+
+    def _quiet_rollback(self) -> None:
+        with contextlib.suppress(sqlite3.Error):
+            self.raw.execute("ROLLBACK")
 
     @contextlib.contextmanager
     def guarded(self, where: str) -> Iterator[sqlite3.Connection]:
-        """Hold the lock and turn driver errors into `StoreError`s."""
+        """Hold the lock and turn driver errors into `StoreError`s (a plain `except`: this
+        wraps every statement of a pre-step, and costs nothing until an error)."""
         with self.lock:
             try:
                 yield self.raw

@@ -15,10 +15,11 @@ then followed:
   every update and delete of an item (`rewrites`, v5), and an items copy read at
   another count is read afresh.
 
-Copies are bounded in rows and in characters of text (`CACHE_*`). Inside an open
-transaction the copy is not used (rows it would read may be rolled back). A search over
-the copy is the same scan as the SQL one (`search.SearchMixin`): the same matching rule,
-the same scorer, the same order, so results are identical.
+Copies are bounded in rows and in characters of text (`speed_layer.CACHE_*`). Inside an
+open transaction the copy is not used (rows it would read may be rolled back). A search
+over the copy is the same scan as the SQL one (`search.SearchMixin`): the core's matching
+rule, the same scorer, the same order, so results are identical. This is the speed
+layer `speed_layer` declares.
 """
 
 from __future__ import annotations
@@ -29,18 +30,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lcm_core.store.queries import SCOPE_COUNT_MAX, split_terms
+from lcm_core.store.matching import SCOPE_COUNT_MAX, fold
 from lcm_core.text.tokens import best_matches
+from lcm_store_sqlite.speed_layer import CACHE_ROWS_MAX, CACHE_TOTAL_CHARS, CACHE_TOTAL_ROWS
 from lcm_store_sqlite.text_blocks import TextBlocks
-
-# A session with more rows than this is not copied (its search is the SQL one).
-CACHE_ROWS_MAX = 100_000
-# Rows and characters of text held across sessions; the least recently searched copy
-# goes first. Text is held more than once (the rows, the folded blocks searched, the
-# casefold where it differs), and tool output can be long: a session whose text alone
-# passes the bound is not copied.
-CACHE_TOTAL_ROWS = 200_000
-CACHE_TOTAL_CHARS = 32_000_000
 
 
 class CopiedRow(sqlite3.Row):
@@ -71,12 +64,12 @@ class _Copy:
 
     def __post_init__(self) -> None:
         self.values = {column: [] for column in self.filters}
-        self.blocks = TextBlocks(self.texts.__getitem__)
+        self.blocks = TextBlocks(self.folded.__getitem__)
 
     def add(self, row: CopiedRow) -> None:
         row.converted = None
         text = str(row[self.column])
-        folded = text.casefold()
+        folded = fold(text)
         self.chars += len(text)
         self.rows.append(row)
         self.texts.append(text)
@@ -87,13 +80,12 @@ class _Copy:
     def best(
         self, terms: Sequence[str], among: Mapping[str, Sequence[str] | None], limit: int
     ) -> list[tuple[sqlite3.Row, float]]:
-        """The SQL scan's answer (`search.SearchMixin._search`): rows holding any term whose
-        filter columns hold values `among` the allowed ones (None: any), scored over the
-        matches, the best `limit` and any tied with the last."""
-        split = split_terms(terms)
-        all_terms = split.indexed + split.short
-        if limit <= 0 or not all_terms:
+        """The SQL scan's answer (`search.SearchMixin._search`): rows holding any of the
+        cleaned `terms` whose filter columns hold values `among` the allowed ones (None:
+        any), scored over the matches, the best `limit` and any tied with the last."""
+        if limit <= 0 or not terms:
             return []
+        all_terms = list(terms)
         found = sorted(self.blocks.matching(all_terms, len(self.rows)))
         for column, allowed in among.items():
             if allowed is not None:

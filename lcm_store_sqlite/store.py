@@ -2,39 +2,25 @@
 
 from __future__ import annotations
 
-import contextlib
-import sqlite3
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
-from lcm_core.clock import utc_now_iso
-from lcm_core.store import records, rows
-from lcm_core.store.errors import StoreConflictError, StoreNotFoundError
-from lcm_core.store.models import (
-    Event,
-    ItemChange,
-    MemoryEvent,
-    MemoryItem,
-)
-from lcm_core.store.queries import SCAN_ROWS_MAX
+from lcm_core.store import rows
+from lcm_core.store.base import BaseStore
+from lcm_core.store.matching import SCAN_ROWS_MAX
+from lcm_core.store.models import Event, MemoryEvent, MemoryItem
+from lcm_core.store.primitives import OnConnection
 from lcm_core.store.registry import store_url
 from lcm_core.store.sql_reads import SqlReads
 from lcm_store_sqlite.admin import AdminMixin
 from lcm_store_sqlite.connection import DIALECT, Connection
 from lcm_store_sqlite.events import EventsMixin
-from lcm_store_sqlite.imports import ImportMixin
-from lcm_store_sqlite.records import RecordsMixin
 from lcm_store_sqlite.session_cache import CopiedRow, SessionCache
-
-_INSERT_ITEM = (
-    f"INSERT INTO memory_items ({rows.ITEM_COLUMNS}) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
+from lcm_store_sqlite.writes import WritesMixin
 
 
-class SQLiteMemoryStore(EventsMixin, RecordsMixin, AdminMixin, ImportMixin, SqlReads):
+class SQLiteMemoryStore(EventsMixin, WritesMixin, AdminMixin, SqlReads, OnConnection, BaseStore):
     """A `MemoryStore` on one SQLite file (or `:memory:`), schema v2, WAL mode."""
 
     dialect = DIALECT
@@ -73,124 +59,44 @@ class SQLiteMemoryStore(EventsMixin, RecordsMixin, AdminMixin, ImportMixin, SqlR
         memo = self._item_memos["search" if shape == "search" else "all"]
         return _made(row, memo, rows.item_from_row)
 
+    def _sql_events(self, session_id: str, seqs: Sequence[int]) -> list[Event]:
+        return SqlReads.get_events(self, session_id, seqs)
+
     def __repr__(self) -> str:
         return f"SQLiteMemoryStore({self._db.label!r})"
 
-    # --- lifetime ----------------------------------------------------------------
-    def transaction(self) -> contextlib.AbstractContextManager[None]:
-        return self._db.transaction()
+    def scratch(self) -> SQLiteMemoryStore:
+        """A new, empty, private in-memory store of this kind (re-extraction derives in one)."""
+        return SQLiteMemoryStore(":memory:")
 
-    def close(self) -> None:
-        self._db.close()
-
-    def __enter__(self) -> SQLiteMemoryStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # --- memory items --------------------------------------------------------------
-    def insert_item(self, item: MemoryItem, *, actor: str = "extractor") -> tuple[MemoryItem, bool]:
-        item = records.prepare_item(item)
-        with self._db.transaction(), self._db.guarded("insert item") as raw:
-            existing = raw.execute(
-                "SELECT * FROM memory_items WHERE session_id = ? AND content_hash = ? "
-                "AND status = 'active'",
-                (item.session_id, item.content_hash),
-            ).fetchone()
-            if existing is not None and item.status == "active":
-                return rows.item_from_row(existing), False
-            if raw.execute("SELECT 1 FROM memory_items WHERE id = ?", (item.id,)).fetchone():
-                raise StoreConflictError(f"memory item {item.id} already exists")
-            raw.execute(_INSERT_ITEM, rows.item_params(item))
-            self._append_memory_event(
-                raw,
-                MemoryEvent(item.id, item.session_id, "created", actor=actor, at=item.created_at),
-            )
-        return item, True
-
-    def get_item(self, item_id: str) -> MemoryItem | None:
-        with self._db.guarded("get item") as raw:
-            row = raw.execute("SELECT * FROM memory_items WHERE id = ?", (item_id,)).fetchone()
-        return self._item(row, "all") if row else None
-
-    def update_item(self, item_id: str, change: ItemChange, event: MemoryEvent) -> MemoryItem:
-        with self._db.transaction(), self._db.guarded("update item") as raw:
-            row = raw.execute("SELECT * FROM memory_items WHERE id = ?", (item_id,)).fetchone()
-            if row is None:
-                raise StoreNotFoundError(f"no memory item {item_id}")
-            current = rows.item_from_row(row)
-            at = event.at or utc_now_iso()
-            updated = records.apply_change(current, change, at)
-            try:
-                raw.execute(
-                    "UPDATE memory_items SET status = ?, superseded_by = ?, evidence_type = ?, "
-                    "kind = ?, supersedes_json = ?, updated_at = ? WHERE id = ?",
-                    (
-                        updated.status,
-                        updated.superseded_by,
-                        updated.evidence_type,
-                        updated.kind,
-                        rows.dumps(list(updated.supersedes)),
-                        updated.updated_at,
-                        item_id,
-                    ),
-                )
-            except sqlite3.IntegrityError as exc:
-                raise StoreConflictError(
-                    f"memory item {item_id}: another active item has the same content"
-                ) from exc
-            self._append_memory_event(
-                raw, replace(event, memory_id=item_id, session_id=current.session_id, at=at)
-            )
-        return updated
+    # --- forgetting: freed cells and pages are zeroed, so erased text leaves no copy ---
+    def forget_event(self, session_id: str, seq: int) -> Event | None:
+        self._secure_delete("forget event")
+        return super().forget_event(session_id, seq)
 
     def forget_item(self, item_id: str, event: MemoryEvent) -> MemoryItem:
-        with self._db.guarded("forget item") as raw:
-            # Freed cells and pages are zeroed, so erased text leaves no copy in free space.
-            raw.execute("PRAGMA secure_delete = ON")
-        with self._db.transaction(), self._db.guarded("forget item") as raw:
-            row = raw.execute("SELECT * FROM memory_items WHERE id = ?", (item_id,)).fetchone()
-            if row is None:
-                raise StoreNotFoundError(f"no memory item {item_id}")
-            at = event.at or utc_now_iso()
-            gone = records.erase_item(rows.item_from_row(row), at)
-            # The FTS update trigger removes the old content's index entries.
-            erased = records.erased_item_record(gone)
-            raw.execute(
-                f"UPDATE memory_items SET {records.set_clause(erased, '?')} WHERE id = ?",
-                (*erased.values(), item_id),
-            )
-            self._append_memory_event(
-                raw, replace(event, memory_id=item_id, session_id=gone.session_id, at=at)
-            )
-        return gone
+        self._secure_delete("forget item")
+        return super().forget_item(item_id, event)
 
-    @staticmethod
-    def _append_memory_event(raw: sqlite3.Connection, event: MemoryEvent) -> None:
-        raw.execute(
-            "INSERT INTO memory_events (memory_id, session_id, event, at, actor, detail_json) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (
-                event.memory_id,
-                event.session_id,
-                event.event,
-                event.at or utc_now_iso(),
-                event.actor,
-                rows.dumps(event.detail),
-            ),
-        )
+    def _secure_delete(self, where: str) -> None:
+        with self._db.guarded(where) as raw:
+            raw.execute("PRAGMA secure_delete = ON")
 
 
 T = TypeVar("T")
 
 
-def _made(row: Mapping[str, Any], memo: rows.RowMemo[T], convert: Callable[[Any], T]) -> T:
+def _made(row: Any, memo: rows.RowMemo[T], convert: Callable[[Any], T]) -> T:
     """The event or item a row is made into: kept on a session copy's row (made once),
     else looked up in the memo of its query shape."""
-    if isinstance(row, CopiedRow):
-        if row.converted is None:
-            row.converted = convert(row)
-        return cast("T", row.converted)
-    # A sqlite3.Row iterates over its values, in the query's column order.
-    return memo(row, cast("Iterable[Any]", row))
+    kind = type(row)
+    if kind is CopiedRow:
+        copied: Any = row  # (no typing.cast: it is a call, and this runs per row)
+        if copied.converted is None:
+            copied.converted = convert(row)
+        made: T = copied.converted
+        return made
+    # A sqlite3.Row iterates over its values, in the query's column order; a dict (a
+    # keyed-row read by a caller of `find_row`) holds them in the same order.
+    values: Iterable[Any] = row.values() if kind is dict else row
+    return memo(row, values)

@@ -1,11 +1,15 @@
-"""The texts of a copied session joined in blocks, to find which hold a term as LIKE does.
+"""The casefolded texts of a copied session joined in blocks, to find which hold a term.
 
-A copy (`session_cache`) searches its texts at every step; one `str.find` over a block of
-joined, ASCII-folded texts is much cheaper than a test per text. Texts are only ever
-appended to a copy (a rewrite drops the whole copy), so where a key was found stays
-true: the texts each key was found in are kept (`HITS_HELD` positions per copy, least
-recently used key first out), and a step that searches the same words again (every step
-of one user turn does) scans only the texts appended since.
+Part of the speed layer (`speed_layer`). A copy (`session_cache`) searches its texts at
+every step; one `str.find` over a block of joined texts is much cheaper than a test per
+text. The texts come in casefolded (the copy keeps each text's casefold for the scorer
+anyway) and the keys are the terms' casefolds: the core's match rule
+(`lcm_core.store.matching`). No key holds NUL (term cleaning drops control characters),
+so the separator never joins two texts into a false match. Texts are only ever appended
+to a copy (a rewrite drops the whole copy), so where a key was found stays true: the
+texts each key was found in are kept (`HITS_HELD` positions per copy, least recently
+used key first out), and a step that searches the same words again (every step of one
+user turn does) scans only the texts appended since.
 
 A word not searched before would scan every text. In a copy of `RUNS_FROM` texts or
 more, a key made only of word characters (letters, digits, CJK and `_`, as a regex
@@ -24,28 +28,17 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from lcm_store_sqlite.like import as_like_reads, ascii_fold
+from lcm_core.store.matching import fold
+from lcm_store_sqlite.speed_layer import BLOCK, HITS_HELD, RUNS_AFTER, RUNS_FROM, RUNS_SLICE
 
-# Texts per block of joined text: a growing copy rebuilds only its last block.
-BLOCK = 1024
-# Positions of matching texts kept per copy, over all its keys.
-HITS_HELD = 1_000_000
-# A copy of at least this many texts indexes its runs of word characters, from its
-# `RUNS_AFTER`-th search on (a one-off process never pays for an index it would not
-# use), at most `RUNS_SLICE` texts per search (about 80 ms: no step waits for a whole
-# 50 000-text index); until the index has caught up, the blocks are scanned.
-RUNS_FROM = 4 * 1024
-RUNS_AFTER = 4
-RUNS_SLICE = 8 * 1024
 _WORDS = re.compile(r"\w+")
-# Joins a block's texts. SQLite's LIKE reads a text only up to its first NUL, so each
-# text is cut there too, and no text can then hold the separator.
+# Joins a block's texts; no key holds it.
 _SEP = "\x00"
 
 
 @dataclass(slots=True)
 class _Block:
-    """Up to `BLOCK` consecutive texts joined and folded, and where each starts."""
+    """Up to `BLOCK` consecutive casefolded texts joined, and where each starts."""
 
     first: int  # index of the block's first text in the copy
     joined: str = ""
@@ -75,8 +68,8 @@ class _Hits:
 
 
 class _Runs:
-    """The maximal runs of word characters of the first `texts` texts (as LIKE reads
-    them), each with the texts holding it, and the runs joined in blocks to search."""
+    """The maximal runs of word characters of the first `texts` casefolded texts, each
+    with the texts holding it, and the runs joined in blocks to search."""
 
     def __init__(self) -> None:
         self.texts = 0
@@ -86,7 +79,7 @@ class _Runs:
         self._blocks: list[_Block] = []
 
     def add(self, folded: str) -> None:
-        """Index the next text, as LIKE reads it (`like.as_like_reads`)."""
+        """Index the next casefolded text."""
         for run in set(_WORDS.findall(folded)):
             number = self._number.get(run)
             if number is None:
@@ -110,9 +103,10 @@ class _Runs:
 
 
 class TextBlocks:
-    """The copy's texts in blocks, kept current as texts are appended."""
+    """The copy's casefolded texts in blocks, kept current as texts are appended."""
 
     def __init__(self, text_at: Callable[[int], str]) -> None:
+        """`text_at(i)` is the i-th text's casefold."""
         self._text_at = text_at
         self._blocks: list[_Block] = []
         self._hits: OrderedDict[str, _Hits] = OrderedDict()
@@ -121,15 +115,15 @@ class TextBlocks:
         self._searches = 0
 
     def matching(self, terms: Sequence[str], size: int) -> set[int]:
-        """Indexes (below `size`, the texts held) of the texts holding any term, ASCII
-        case-insensitive, up to a NUL: LIKE's rule."""
+        """Indexes (below `size`, the texts held) of the texts holding any (cleaned) term,
+        by the core's rule: the term's casefold inside the text's."""
         blocks = self._current(size)
         self._searches += 1
         runs = self._indexed(size) if size >= RUNS_FROM and self._searches >= RUNS_AFTER else None
         found: set[int] = set()
-        for key in {ascii_fold(term) for term in terms}:
+        for key in {fold(term) for term in terms}:
             if not key or _SEP in key:
-                continue  # the store's term cleaning removes NUL: never met in practice
+                continue  # term cleaning drops NUL: never met in practice
             found.update(self._found(key, blocks, size, runs))
         return found
 
@@ -156,7 +150,7 @@ class TextBlocks:
             self._runs = _Runs()
         runs = self._runs
         for _ in range(min(size - runs.texts, RUNS_SLICE)):
-            runs.add(as_like_reads(self._text_at(runs.texts)))
+            runs.add(self._text_at(runs.texts))
         return runs
 
     def _current(self, size: int) -> list[_Block]:
@@ -165,20 +159,19 @@ class TextBlocks:
 
 
 def _joined(blocks: list[_Block], size: int, text_at: Callable[[int], str]) -> list[_Block]:
-    """`blocks` of the first `size` strings (`text_at`), each up to its first NUL and
-    ASCII-folded; the last block is rebuilt when strings were appended since."""
+    """`blocks` of the first `size` strings (`text_at`, casefolded already); the last
+    block is rebuilt when strings were appended since."""
     covered = blocks[-1].first + len(blocks[-1].starts) if blocks else 0
     if covered < size:
         if blocks and len(blocks[-1].starts) < BLOCK:
             blocks.pop()
         first = blocks[-1].first + BLOCK if blocks else 0
         while first < size:
-            texts = [text_at(i).partition(_SEP)[0] for i in range(first, min(size, first + BLOCK))]
+            texts = [text_at(i) for i in range(first, min(size, first + BLOCK))]
             starts, offset = [], 0
             for text in texts:
                 starts.append(offset)
                 offset += len(text) + 1
-            # One fold per block: folding keeps every length, so the starts hold.
-            blocks.append(_Block(first, ascii_fold(_SEP.join(texts)), starts))
+            blocks.append(_Block(first, _SEP.join(texts), starts))
             first += BLOCK
     return blocks

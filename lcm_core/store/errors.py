@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 
 class StoreError(Exception):
@@ -68,3 +69,36 @@ class ReadOnlyStoreError(StoreError):
 
 class StorageFullError(StoreError):
     """The disk or a file-size limit stopped a write; nothing of it was committed."""
+
+
+class translated:  # named as a function: it is used like one, `with translated(...)`
+    """Inside the block, a database driver's error becomes the port's: `then` runs first
+    (a quiet rollback, say), then `translate(exc, "label: where")` is raised from it.
+
+    A class, not a generator, and the message put together only on an error: a store
+    may wrap many statements in it.
+    """
+
+    __slots__ = ("_driver_error", "_label", "_then", "_translate", "_where")
+
+    def __init__(
+        self,
+        driver_error: type[BaseException],
+        translate: Callable[[Any, str], StoreError],
+        label: str,
+        where: str = "",
+        *,
+        then: Callable[[], object] | None = None,
+    ) -> None:
+        self._driver_error, self._translate, self._then = driver_error, translate, then
+        self._label, self._where = label, where
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, exc: BaseException | None, trace: object) -> None:
+        if exc is not None and isinstance(exc, self._driver_error):
+            if self._then is not None:
+                self._then()
+            where = f"{self._label}: {self._where}" if self._where else self._label
+            raise self._translate(exc, where) from exc

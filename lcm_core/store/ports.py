@@ -1,12 +1,14 @@
-"""The storage port: the primitive operations every backend implements, grouped by role.
+"""The storage port: the store the core uses, and what a backend adds to it.
 
-`MemoryStore` composes the role Protocols (events and archive, items, sessions,
-skills and rules, logs, admin, lifetime); a core function asks for the narrowest
-role it needs, so a caller's signature says what it touches.
-
-Logic that can be written once over these primitives (lifecycle transitions, ranking,
-assembly) lives in the core, so a backend stays small. All methods are synchronous;
-an async host calls them through a thread.
+A backend writes the primitives of `lcm_core.store.primitives.StoreBackend` (keyed rows
+of any table, the event log, item search, transactions and close: 14 methods);
+`lcm_core.store.base.BaseStore` derives the rest of `MemoryStore` from them, once for
+every backend: the item write policy (dedup, lifecycle rows, tombstones), the archive,
+meta, stats, purges, the integrity checks every store shares and every bookkeeping
+table. `MemoryStore` composes the role Protocols (rows, events and archive,
+items, sessions, skills and rules, logs, admin, lifetime); a core function asks for the
+narrowest role it needs, so a caller's signature says what it touches. All methods are
+synchronous; an async host calls them through a thread.
 """
 
 from __future__ import annotations
@@ -35,6 +37,60 @@ from lcm_core.store.models import (
     TaskState,
     ValidationLog,
 )
+
+
+@runtime_checkable
+class RowStore(Protocol):
+    """Rows of any table of `TABLES`, as column -> value dicts shaped as `export_rows` yields.
+
+    A match maps columns to values: None tests NULL, a list or tuple tests membership (an
+    empty one matches nothing), `queries.AtMost(v)` tests `<= v`, anything else equality.
+    A column the table lacks, or a table not in `TABLES`, raises `StoreError`. Search
+    indexes follow every write of a text column.
+    """
+
+    def find_row(self, table: str, match: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The first row, in export order, whose columns equal `match`."""
+        ...
+
+    def list_rows(
+        self,
+        table: str,
+        match: Mapping[str, Any] | None = None,
+        *,
+        order: Sequence[str] | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+        columns: Sequence[str] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Rows equal to `match`, in `order` (column names, "-" in front for descending;
+        export order by default), skipping `offset`, at most `limit`; only `columns` when
+        named. NULL sorts as the database sorts it: order nullable columns in Python."""
+        ...
+
+    def count_rows(self, table: str, match: Mapping[str, Any] | None = None) -> int: ...
+
+    def put_row(self, table: str, row: Mapping[str, Any]) -> Any:
+        """Insert one row with exactly these columns (absent ones take their defaults).
+
+        Returns the row's integer `id` in a table of `GENERATED_ID_TABLES` (the one given
+        when the store keeps it, else the one it assigned), None elsewhere. A row clashing
+        with a stored key or unique constraint raises `StoreConflictError` and leaves an
+        enclosing transaction usable.
+        """
+        ...
+
+    def update_rows(self, table: str, match: Mapping[str, Any], values: Mapping[str, Any]) -> int:
+        """Set `values` on the rows equal to `match`; how many rows matched."""
+        ...
+
+    def delete_rows(self, table: str, match: Mapping[str, Any]) -> int:
+        """Delete the rows equal to `match` (every row for an empty match); how many."""
+        ...
+
+    def end_import(self, table: str) -> None:
+        """Let the table's id generator continue past every id now stored (after put_row)."""
+        ...
 
 
 @runtime_checkable
@@ -302,6 +358,7 @@ class Lifetime(Protocol):
 
 @runtime_checkable
 class MemoryStore(
+    RowStore,
     EventStore,
     ItemStore,
     SessionStore,
@@ -322,16 +379,28 @@ class MemoryStore(
       `created` lifecycle row only when it inserts; an existing id with other
       content raises `StoreConflictError`.
     - `update_item` changes an item and appends its lifecycle row in one transaction.
-    - Search accepts any text without raising, matches each term as a literal,
-      case-insensitive substring, serves CJK and terms shorter than three
-      characters, ignores blank terms, and scores a hit as the number of distinct
-      terms it contains plus a tie-breaker in [0, 1) (the core caps it at 10).
+    - Search accepts any text without raising, matches each term as a literal
+      substring after Unicode casefold (`lcm_core.store.matching`: `ÉTÉ` finds `été`,
+      `Straße` finds `strasse`), serves CJK and terms shorter than three characters,
+      ignores blank terms, and scores a hit as the number of distinct terms it
+      contains plus a tie-breaker in [0, 1) (the core caps it at 10). A session of at
+      most `matching.SCAN_ROWS_MAX` rows is searched exactly; a larger scope yields at
+      least each term's newest matches (`matching` states the rule).
     - `transaction()` nests: a failure caught inside an outer transaction undoes
       only the inner block's writes.
     - Timestamps left empty on a model are filled by the store.
     - Per-session filters (`stats`, `export_rows`, `purge_session`) apply to tables
       that have a `session_id` column; skills, rules and meta are global.
     """
+
+
+@runtime_checkable
+class SupportsScratch(Protocol):
+    """A backend that can open an empty, private, throwaway store of its own kind."""
+
+    def scratch(self) -> MemoryStore:
+        """A new in-memory store of this backend (re-extraction derives items in one)."""
+        ...
 
 
 @runtime_checkable
@@ -378,37 +447,10 @@ class SupportsBulkLoad(Protocol):
         ...
 
 
-@runtime_checkable
-class SupportsImport(Protocol):
-    """A backend that takes exported rows back as they were written (`lcm import`).
-
-    Rows are the column -> value dicts `export_rows` yields, with whatever columns the
-    exporting schema had: a backend inserts the columns given and never needs to know
-    them by name. The core's importer (`lcm_core.reports.importer`) decides what is new,
-    identical or in conflict, inside one `transaction()`.
-    """
-
-    def find_row(self, table: str, match: Mapping[str, Any]) -> dict[str, Any] | None:
-        """The first row, in export order, whose columns equal `match` (None equals NULL).
-
-        The row is shaped as `export_rows` yields it. A column the table lacks, or a table
-        not in `TABLES`, raises `StoreError`.
-        """
-        ...
-
-    def put_row(self, table: str, row: Mapping[str, Any]) -> Any:
-        """Insert one row with exactly these columns (absent ones take their defaults).
-
-        Search indexes follow the inserted text. Returns the row's integer `id` in a table
-        of `GENERATED_ID_TABLES` (the one given when the store keeps it, else the one it
-        assigned), None elsewhere. A row clashing with a stored key or unique constraint
-        raises `StoreConflictError`; a column the table lacks raises `StoreError`.
-        """
-        ...
-
-    def end_import(self, table: str) -> None:
-        """Let the table's id generator continue past every id now stored (after put_row)."""
-        ...
+# What `lcm import` needs (find_row, put_row, end_import): every store has it now, through
+# its `RowStore` methods; the importer (`lcm_core.reports.importer`) decides what is new,
+# identical or in conflict, inside one `transaction()`.
+SupportsImport = RowStore
 
 
 @runtime_checkable

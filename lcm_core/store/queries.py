@@ -1,11 +1,11 @@
-"""SQL every SQL backend runs alike: counts, the export order and the filtered list reads.
+"""SQL every SQL backend runs alike: the filter builder, the export walk and the event list.
 
-Plain SQL text with `?` parameters (SQLite and DuckDB take it; PostgreSQL passes
-`mark="%s"`), so the rules of which tables a session filter touches and in what order
-an export walks a table are written once, beside `SESSION_TABLES` and `EXPORT_ORDER`.
-The list reads (`list_*_query`) hold the rules of which filter narrows what, written
-once; a backend's `Dialect` says only how it spells a parameter and a list test. A
-`None` query means an empty filter list: no row can match, nothing need be read.
+Plain SQL text with `?` parameters (SQLite and DuckDB take it; PostgreSQL's `Dialect`
+says `%s`), so which tables a session filter touches and in what order an export
+walks a table are written once, beside `SESSION_TABLES` and `EXPORT_ORDER`. A backend's
+`Dialect` says only how it spells a parameter and a list test. A `None` query means an
+empty filter list: no row can match, nothing need be read. The keyed-row statements
+(find, list, count, insert, update, delete) are in `lcm_core.store.row_sql`.
 """
 
 from __future__ import annotations
@@ -14,49 +14,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lcm_core.store import rows
 from lcm_core.store.errors import StoreError
 from lcm_core.store.models import EXPORT_ORDER, SESSION_TABLES, TABLES
-from lcm_core.text.tokens import MIN_INDEXED_TERM_CHARS, search_terms
 
 Query = tuple[str, tuple[Any, ...]]
 # What `purge_all` empties: every table but the store's own bookkeeping.
 PURGED_TABLES = tuple(table for table in TABLES if table != "meta")
-# A session-scoped search over up to this many rows scores every row that matches (exact);
-# bigger scopes score a bounded candidate list from an index. Every SQL backend uses it.
-SCAN_ROWS_MAX = 100_000
-# How far the scope count (the N of BM25) counts a big scope, on every backend.
-SCOPE_COUNT_MAX = 1_000_000
 
 
-@dataclass(frozen=True, slots=True)
-class SplitTerms:
-    """Cleaned query terms divided by what a trigram index can serve, long ones first."""
-
-    indexed: tuple[str, ...]
-    short: tuple[str, ...]
-
-
-def split_terms(terms: Sequence[object]) -> SplitTerms:
-    """Clean terms, then divide them: a trigram index serves only 3+ characters."""
-    cleaned = search_terms(terms)
-    return SplitTerms(
-        tuple(t for t in cleaned if len(t) >= MIN_INDEXED_TERM_CHARS),
-        tuple(t for t in cleaned if len(t) < MIN_INDEXED_TERM_CHARS),
-    )
+def known_table(table: str) -> str:
+    """The table name, when it is one of `TABLES` (the only names put into SQL)."""
+    if table not in TABLES:
+        raise StoreError(f"unknown table {table!r}; tables are: {', '.join(TABLES)}")
+    return table
 
 
-def _scope(table: str, session_id: str | None, mark: str) -> Query:
-    """The WHERE clause of one session's rows, for tables that belong to sessions."""
+def session_match(table: str, session_id: str | None) -> dict[str, Any]:
+    """The keyed-row match of one session's rows, for tables that belong to sessions."""
     if session_id is not None and table in SESSION_TABLES:
-        return f" WHERE session_id = {mark}", (session_id,)
-    return "", ()
-
-
-def count_query(table: str, session_id: str | None = None, *, mark: str = "?") -> Query:
-    """Rows of one table (of one session where it applies), in the column `n`."""
-    where, params = _scope(table, session_id, mark)
-    return f"SELECT count(*) AS n FROM {table}{where}", params
+        return {"session_id": session_id}
+    return {}
 
 
 def log_retention_query(session_id: str, keep: int, *, mark: str = "?") -> Query:
@@ -70,30 +47,31 @@ def log_retention_query(session_id: str, keep: int, *, mark: str = "?") -> Query
     return sql, (session_id, session_id, keep)
 
 
-def log_reasons_query(log_id: int, reasons: Sequence[Any], *, mark: str = "?") -> Query:
-    """Replace one assembly log's reasons (a forget erases the words they quote)."""
-    sql = f"UPDATE assembly_logs SET reasons_json = {mark} WHERE id = {mark}"
-    return sql, (rows.dumps(list(reasons)), int(log_id))
-
-
 def export_query(table: str, session_id: str | None = None, *, mark: str = "?") -> Query:
     """Every row of one table in the stable export order; an unknown table is an error."""
-    if table not in TABLES:
-        raise StoreError(f"unknown table {table!r}; tables are: {', '.join(TABLES)}")
-    where, params = _scope(table, session_id, mark)
+    known_table(table)
+    params: tuple[Any, ...] = ()
+    where = ""
+    if session_id is not None and table in SESSION_TABLES:
+        where, params = f" WHERE session_id = {mark}", (session_id,)
     return f"SELECT * FROM {table}{where} ORDER BY {EXPORT_ORDER[table]}", params
 
 
 @dataclass(frozen=True, slots=True)
+class AtMost:
+    """A match value: the column is at most `value` (a cut-off, as log retention needs)."""
+
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
 class Dialect:
-    """How one backend spells a parameter, a test against a list, and NULL ordering."""
+    """How one backend spells a parameter and a test against a list."""
 
     mark: str = "?"
     # A template over `{column}` and `{mark}` testing membership in one list-valued
     # parameter; empty means `column IN (?, ?, ...)` with one parameter per value.
     member: str = ""
-    # Appended to an ascending sort key that may be NULL, so NULL sorts first everywhere.
-    nulls_first: str = ""
     # A sort key that the planner must not serve by walking an index in its order
     # (SQLite: `+seq`), for queries whose filter has a better index than the sort.
     sort_apart: str = "{column}"
@@ -101,7 +79,7 @@ class Dialect:
 
 @dataclass(slots=True)
 class Where:
-    """Optional filters AND-ed into one WHERE clause, parameters in clause order."""
+    """Filters AND-ed into one WHERE clause, parameters in clause order."""
 
     dialect: Dialect
     prefix: str = ""
@@ -115,6 +93,18 @@ class Where:
         if value is not None:
             self.clauses.append(f"{self.prefix}{column} {op} {self.dialect.mark}")
             self.params.append(value)
+
+    def equal(self, column: str, value: object) -> None:
+        """`column` is `value` (None: IS NULL; a list or tuple: one of its values; `AtMost`:
+        no greater)."""
+        if value is None:
+            self.clauses.append(f"{self.prefix}{column} IS NULL")
+        elif isinstance(value, AtMost):
+            self.compare(column, value.value, "<=")
+        elif isinstance(value, list | tuple):
+            self.among(column, value)
+        else:
+            self.compare(column, value)
 
     def among(self, column: str, values: Sequence[Any] | None) -> None:
         """`column` is one of `values`, when a list is given (an empty one matches nothing)."""
@@ -136,7 +126,8 @@ class Where:
         return f" WHERE {' AND '.join(self.clauses)}" if self.clauses else ""
 
 
-def _select(table: str, where: Where, order: str, limit: int | None = None) -> Query:
+def select(table: str, where: Where, order: str, limit: int | None = None) -> Query:
+    """`SELECT *` of one table under `where`, in `order`, at most `limit` rows."""
     sql = f"SELECT * FROM {table}{where.sql()} ORDER BY {order}"
     params = list(where.params)
     if limit is not None:
@@ -169,44 +160,4 @@ def list_events_query(
     where.compare("seq", end_seq, "<=")
     where.among("type", types)
     order = dialect.sort_apart.format(column="seq") if whole else "seq"
-    return None if where.empty else _select("events", where, order, limit)
-
-
-def list_items_query(
-    dialect: Dialect,
-    session_id: str | None = None,
-    *,
-    statuses: Sequence[str] | None = None,
-    kinds: Sequence[str] | None = None,
-) -> Query | None:
-    """Memory items in creation order, of a session, statuses and kinds when named."""
-    where = Where(dialect)
-    where.compare("session_id", session_id)
-    where.among("status", statuses)
-    where.among("kind", kinds)
-    return None if where.empty else _select("memory_items", where, "created_at, id")
-
-
-def list_memory_events_query(
-    dialect: Dialect,
-    *,
-    memory_id: str | None = None,
-    session_id: str | None = None,
-    events: Sequence[str] | None = None,
-) -> Query | None:
-    """The memory-event history in write order, of one item, session and event names."""
-    where = Where(dialect)
-    where.compare("memory_id", memory_id)
-    where.compare("session_id", session_id)
-    where.among("event", events)
-    return None if where.empty else _select("memory_events", where, "id")
-
-
-def list_rules_query(
-    dialect: Dialect, *, skill_name: str | None = None, active: bool | None = None
-) -> Query:
-    """Rules by skill and source line, of one skill and/or activity when named."""
-    where = Where(dialect)
-    where.compare("skill_name", skill_name)
-    where.compare("active", None if active is None else int(active))
-    return _select("rules", where, f"skill_name, source_line{dialect.nulls_first}, rule_key")
+    return None if where.empty else select("events", where, order, limit)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from lcm_core.store.errors import StoreUnavailableError
-from lcm_core.store.ports import MemoryStore
+from lcm_core.store.ports import MemoryStore, SupportsScratch
 
 ENTRY_POINT_GROUP: Final = "lcm.stores"
 # Frozen reference rankings for `lcm bench retrieval` that need a backend's engine.
@@ -149,6 +149,18 @@ def open_store(url: str) -> MemoryStore:
         ) from exc
     store: MemoryStore = factory(parsed.location)
     return store
+
+
+def scratch_store(store: MemoryStore) -> MemoryStore:
+    """An empty throwaway store to derive into: of the store's own kind when its backend
+    can open one in memory (SQLite, DuckDB), else the core's in-memory reference store
+    (a server backend has no private in-memory twin). Either follows the one contract,
+    so what is derived there does not depend on which it is."""
+    if isinstance(store, SupportsScratch):
+        return store.scratch()
+    from lcm_core.store.memory import InMemoryStore  # only re-extraction needs it
+
+    return InMemoryStore()
 
 
 def reference_rankers() -> dict[str, Callable[[], Any]]:

@@ -113,6 +113,11 @@ def loads(text: str | None, default: Any) -> Any:
     return json.loads(text)
 
 
+def nulls_first(value: Any) -> tuple[bool, Any]:
+    """A sort key that puts None first, as SQLite sorts NULL (whatever the database)."""
+    return (value is not None, value if value is not None else 0)
+
+
 def _opt_bool(value: Any) -> bool | None:
     return None if value is None else bool(value)
 

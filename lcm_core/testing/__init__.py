@@ -33,6 +33,7 @@ pytest.register_assert_rewrite(
     "lcm_core.testing.logs",
     "lcm_core.testing.parity",
     "lcm_core.testing.search",
+    "lcm_core.testing.search_fold",
     "lcm_core.testing.search_scores",
     "lcm_core.testing.search_syntax",
     "lcm_core.testing.skills",
@@ -55,6 +56,7 @@ from lcm_core.testing.items import ItemContract  # noqa: E402
 from lcm_core.testing.lifecycle import LifecycleContract  # noqa: E402
 from lcm_core.testing.logs import LogContract  # noqa: E402
 from lcm_core.testing.search import SearchContract  # noqa: E402
+from lcm_core.testing.search_fold import SearchFoldContract  # noqa: E402
 from lcm_core.testing.search_scores import SearchScoreContract  # noqa: E402
 from lcm_core.testing.search_syntax import SearchSyntaxContract  # noqa: E402
 from lcm_core.testing.skills import SkillContract  # noqa: E402
@@ -69,6 +71,7 @@ class StoreContractSuite(
     LifecycleContract,
     ForgetContract,
     SearchContract,
+    SearchFoldContract,
     SearchScoreContract,
     SearchSyntaxContract,
     StateContract,
@@ -93,6 +96,7 @@ __all__ = [
     "LogContract",
     "PersistenceContract",
     "SearchContract",
+    "SearchFoldContract",
     "SearchScoreContract",
     "SearchSyntaxContract",
     "SkillContract",

@@ -70,21 +70,63 @@ def test_inspect_shows_an_item_and_refuses_unknown_ids(rt: MemoryRuntime) -> Non
     assert not rt.command_result(SID, ["inspect"]).ok
 
 
-def test_export_writes_the_session_as_json_lines(rt: MemoryRuntime, tmp_path: Path) -> None:
-    """Export writes one JSON object per row and says how many."""
-    target = tmp_path / "out" / "导出.jsonl"
+def test_export_writes_the_session_as_a_jsonl_export(rt: MemoryRuntime, tmp_path: Path) -> None:
+    """Export writes the core exporter's JSONL folder (a manifest, a file per table) and
+    says how many rows; a second export replaces the first."""
+    target = tmp_path / "out" / "导出"
     result = rt.command_result(SID, ["export", str(target)])
-    assert result.ok and str(target) in result.text
-    rows = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]
-    events = [r["row"] for r in rows if r["table"] == "events"]
+    assert result.ok and str(target) in result.text and "lcm import" in result.text
+    manifest = json.loads((target / "export.json").read_text(encoding="utf-8"))
+    assert manifest["format"] == "jsonl" and manifest["session"] == SID
+    lines = (target / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    events = [json.loads(line) for line in lines]
     assert len(events) == 16 and events[1]["text"] == sample_turns()[0][0]
+    assert rt.command_result(SID, ["export", str(target)]).ok
+
+
+def test_export_refuses_to_replace_what_is_not_an_export(rt: MemoryRuntime, tmp_path: Path) -> None:
+    """A file or a folder of something else at the target is left alone, with a one-line error."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("mine", encoding="utf-8")
+    result = rt.command_result(SID, ["export", str(notes)])
+    assert not result.ok and result.text.startswith("memory: ") and "\n" not in result.text
+    assert notes.read_text(encoding="utf-8") == "mine"
 
 
 def test_export_default_path_is_beside_the_database(rt: MemoryRuntime, tmp_path: Path) -> None:
-    """Without a file name the export goes to exports/<session>.jsonl next to the database."""
+    """Without a name the export goes to exports/<session> next to the database."""
     result = rt.command_result(SID, ["export"])
     assert result.ok
-    assert (tmp_path / "exports").is_dir() and len(list((tmp_path / "exports").iterdir())) == 1
+    assert [p.name for p in (tmp_path / "exports").iterdir()] == [SID]
+    assert (tmp_path / "exports" / SID / "export.json").is_file()
+
+
+def test_host_export_round_trips_through_lcm_import(rt: MemoryRuntime, tmp_path: Path) -> None:
+    """`memory export` inside the host, then `lcm import` into another database: the
+    session comes back row for row (it used to be a file `lcm import` refused)."""
+    from click.testing import CliRunner
+
+    from lcm_adapter.cli.main import cli
+    from lcm_core.store.models import TABLES
+
+    target = tmp_path / "exports" / "会话"
+    assert rt.command_result(SID, ["export", str(target)]).ok
+    copy = tmp_path / "copy.sqlite"
+    done = CliRunner().invoke(cli, ["--db", str(copy), "import", str(target)])
+    assert done.exit_code == 0, done.output
+    again = MemoryRuntime.open(str(copy))
+    try:
+        for table in TABLES:
+            if table in ("meta", "memory_events", "assembly_logs", "validation_logs"):
+                continue  # global keys, and ids a new store may renumber
+            theirs = list(again.store.export_rows(table, session_id=SID))
+            ours = list(rt.store.export_rows(table, session_id=SID))
+            assert theirs == ours, table
+        before = [(e.memory_id, e.event) for e in rt.store.list_memory_events(session_id=SID)]
+        after = [(e.memory_id, e.event) for e in again.store.list_memory_events(session_id=SID)]
+        assert after == before
+    finally:
+        again.close()
 
 
 def test_purge_needs_yes(rt: MemoryRuntime) -> None:

@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
+from lcm_core.store.memory import InMemoryStore
 from lcm_core.store.models import Event, ItemChange, MemoryItem
 from lcm_core.store.ports import MemoryStore
 from lcm_core.testing.builders import lifecycle, make_item
-from lcm_core.testing.memory_store import InMemoryStore
 
 
 @dataclass

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from lcm_core.reports.backup import BackupError, backup_store
-from lcm_core.testing.memory_store import InMemoryStore
+from lcm_core.store.memory import InMemoryStore
 
 
 def test_postgres_points_to_pg_dump(tmp_path: Path) -> None:

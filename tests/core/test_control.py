@@ -15,8 +15,8 @@ from lcm_core.config import load_config
 from lcm_core.extraction.control import ControlError, pinned_ids
 from lcm_core.extraction.reextract import reextract_session
 from lcm_core.extraction.run import run_extraction
+from lcm_core.store.memory import InMemoryStore
 from lcm_core.store.models import TaskState
-from lcm_core.testing.memory_store import InMemoryStore
 
 SAID = "我们决定用 Postgres 16 作为主库"
 

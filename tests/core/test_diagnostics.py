@@ -12,8 +12,8 @@ import pytest
 from lcm_core.config import Config, load_config
 from lcm_core.reports.diagnostics import compatibility_report, explain, inspect, status
 from lcm_core.skills.select import ingest_skills, set_rule_override
+from lcm_core.store.memory import InMemoryStore
 from lcm_core.store.models import AssemblyLog, Event, MemoryItem
-from lcm_core.testing.memory_store import InMemoryStore
 from lcm_core.text.tokens import sha256_hex, stable_item_id
 from lcm_core.validation.validate import run_validation
 

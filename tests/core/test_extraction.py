@@ -11,8 +11,8 @@ import pytest
 from lcm_core.capture.events import GENERATED_SOURCE_KINDS
 from lcm_core.config import load_config
 from lcm_core.extraction.run import EXTRACTOR, extract_text, run_extraction
+from lcm_core.store.memory import InMemoryStore
 from lcm_core.store.models import Event, MemoryItem
-from lcm_core.testing.memory_store import InMemoryStore
 from lcm_core.text.tokens import fingerprint, normalize_text, stable_item_id
 
 SESSION = "s-extract"

@@ -10,10 +10,10 @@ import pytest
 from lcm_core.extraction import lifecycle
 from lcm_core.extraction.lifecycle import LifecycleError
 from lcm_core.store.errors import StoreConflictError, StoreNotFoundError
+from lcm_core.store.memory import InMemoryStore
 from lcm_core.store.models import MemoryItem
 from lcm_core.store.ports import MemoryStore
 from lcm_core.testing.builders import make_item
-from lcm_core.testing.memory_store import InMemoryStore
 
 SESSION = "s-life"
 

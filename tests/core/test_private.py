@@ -11,8 +11,8 @@ from lcm_core.assembly.step import StepMessage
 from lcm_core.capture.events import ParsedRow, ParseResult, capture_batch
 from lcm_core.capture.private import Scrubber
 from lcm_core.config import load_config
+from lcm_core.store.memory import InMemoryStore
 from lcm_core.store.models import Event
-from lcm_core.testing.memory_store import InMemoryStore
 from lcm_core.text.private import PLACEHOLDER, hide_private, hide_tagged
 from lcm_core.text.tokens import sha256_hex
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from lcm_core.store.memory import InMemoryStore, MemoryDatabase
 from lcm_core.testing import StoreContractSuite, StoreFactory
-from lcm_core.testing.memory_db import MemoryDatabase
-from lcm_core.testing.memory_store import InMemoryStore
 
 
 class TestInMemoryStore(StoreContractSuite):

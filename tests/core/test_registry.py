@@ -88,7 +88,7 @@ def test_a_third_party_backend_is_found_through_its_distribution(
     package = tmp_path / "lcm_store_memo"
     package.mkdir()
     (package / "__init__.py").write_text(
-        "from lcm_core.testing.memory_store import InMemoryStore\n"
+        "from lcm_core.store.memory import InMemoryStore\n"
         "def open_memo(location):\n    return InMemoryStore()\n",
         encoding="utf-8",
     )

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 import pytest
 
 from lcm_core.retrieval.shown import ShownItems, listed_items, quoted_seqs
+from lcm_core.store.memory import InMemoryStore
 from lcm_core.store.models import Event
-from lcm_core.testing.memory_store import InMemoryStore
 
 A = "mem_0123abcd_0123456789abcdef"
 B = "mem_0123abcd_fedcba9876543210"

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from lcm_core.config import load_config
+from lcm_core.store.memory import InMemoryStore
 from lcm_core.store.models import Event
-from lcm_core.testing.memory_store import InMemoryStore
 from lcm_core.validation.validate import (
     REMINDER_LABEL,
     cursor_key,

@@ -241,7 +241,7 @@ def test_purge_all_with_yes_keeps_only_the_schema(three_sessions: Path) -> None:
 
 
 def test_host_export_command_writes_a_private_file(three_sessions: Path) -> None:
-    """`memory export` (the host command) writes 0600 in a 0700 folder, umask or not."""
+    """`memory export` (the host command) writes 0600 files in 0700 folders, umask or not."""
     path = three_sessions
     runtime = runtime_module.MemoryRuntime.open(str(path), load_config())
     old = os.umask(0o022)
@@ -251,10 +251,14 @@ def test_host_export_command_writes_a_private_file(three_sessions: Path) -> None
         os.umask(old)
         runtime.close()
     assert result.ok, result.text
-    exports = list((path.parent / "exports").glob("*.jsonl"))
+    exports = [p for p in (path.parent / "exports").iterdir() if p.is_dir()]
     assert len(exports) == 1
+    files = list(exports[0].iterdir())
+    assert any(f.name == "events.jsonl" for f in files)
     rs.bump("private.export_cases")
-    assert mode(exports[0]) == 0o600, oct(mode(exports[0]))
+    for written in files:
+        assert mode(written) == 0o600, (written.name, oct(mode(written)))
+    assert mode(exports[0]) == 0o700, oct(mode(exports[0]))
     assert mode(exports[0].parent) == 0o700, oct(mode(exports[0].parent))
 
 

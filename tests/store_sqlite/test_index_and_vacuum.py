@@ -13,6 +13,7 @@ from lcm_adapter.cli.main import cli
 from lcm_core.store.models import SCHEMA_VERSION, ItemChange
 from lcm_core.testing import (
     SearchContract,
+    SearchFoldContract,
     SearchScoreContract,
     SearchSyntaxContract,
     StoreFactory,
@@ -21,7 +22,9 @@ from lcm_core.testing.builders import CHINESE, MIXED, lifecycle, make_event, mak
 from lcm_store_sqlite import SQLiteMemoryStore
 
 
-class TestSQLiteIndexedSearch(SearchContract, SearchScoreContract, SearchSyntaxContract):
+class TestSQLiteIndexedSearch(
+    SearchContract, SearchFoldContract, SearchScoreContract, SearchSyntaxContract
+):
     """The search contracts with every session searched through the FTS index."""
 
     @pytest.fixture

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from lcm_core.store.matching import clean_terms
 from lcm_core.store.models import Event, ItemChange, MemoryEvent, MemoryItem
 from lcm_core.text.tokens import sha256_hex
 from lcm_store_sqlite import SQLiteMemoryStore
+from lcm_store_sqlite.like import ascii_fold
 
 
 class DropsSupersessionLink(SQLiteMemoryStore):
@@ -24,17 +27,16 @@ class DropsSupersessionLink(SQLiteMemoryStore):
 class DedupesEventsByHash(SQLiteMemoryStore):
     """Treats an event whose text the session already holds as a duplicate, whatever its seq."""
 
-    def insert_event(self, event: Event) -> bool:
-        """Ignore the event when its content hash is already stored for the session."""
-        digest = event.content_hash or sha256_hex(event.text)
-        if any(e.content_hash == digest for e in self.list_events(event.session_id)):
-            return False
-        return super().insert_event(event)
-
     def insert_events(self, events: Iterable[Event]) -> int:
-        """Insert one by one through the hash check, in one transaction."""
+        """Insert one by one, each ignored when its content hash is already stored for the
+        session (`insert_event` comes here too)."""
+        inserted = 0
         with self.transaction():
-            return sum(self.insert_event(event) for event in events)
+            for event in events:
+                digest = event.content_hash or sha256_hex(event.text)
+                if all(e.content_hash != digest for e in self.list_events(event.session_id)):
+                    inserted += super().insert_events([event])
+        return inserted
 
 
 class ForgetsFtsEscape(SQLiteMemoryStore):
@@ -43,6 +45,19 @@ class ForgetsFtsEscape(SQLiteMemoryStore):
     def _fts_phrase(self, term: str) -> str:
         """Return the term raw instead of as a quoted phrase."""
         return term
+
+
+class FoldsAsciiOnly(SQLiteMemoryStore):
+    """Matches as SQLite's LIKE folds: ASCII letters only, so `été` misses `ÉTÉ`."""
+
+    def _scored(
+        self, table: str, session_id: str | None, terms: Sequence[str], among: Any, limit: int
+    ) -> list[tuple[Any, float]]:
+        """Keep only the hits an ASCII-only fold would find."""
+        column = "text" if table == "events" else "content"
+        keys = [ascii_fold(term) for term in clean_terms(terms)]
+        hits = super()._scored(table, session_id, terms, among, limit)
+        return [(row, s) for row, s in hits if any(k in ascii_fold(row[column]) for k in keys)]
 
 
 RUNNER = """
@@ -76,6 +91,10 @@ CASES = [
         ["test_same_text_at_new_seq_is_a_new_event"],
     ),
     (
+        FoldsAsciiOnly,
+        ["test_items_fold_by_casefold*", "test_events_fold_by_casefold*"],
+    ),
+    (
         ForgetsFtsEscape,
         ["test_syntax_terms_match_literally_across_sessions*", "test_awkward_terms_never_raise*"],
     ),
@@ -87,7 +106,7 @@ def test_suite_catches_broken_store(
     pytester: pytest.Pytester, broken: type[SQLiteMemoryStore], expected: list[str]
 ) -> None:
     """running the whole suite on a store with one planted bug reports that bug."""
-    # In memory, so the three runs stay quick; only the two reopen contracts skip.
+    # In memory, so the runs stay quick; only the two reopen contracts skip.
     source = RUNNER.format(path=str(Path(__file__).resolve()), name=broken.__name__)
     pytester.makepyfile(test_bite=source)
     result = pytester.runpytest_subprocess(

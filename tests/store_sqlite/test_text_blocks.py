@@ -1,5 +1,6 @@
-"""Which texts of a copy hold a key, as SQLite's LIKE decides it: by block scan, by kept
-positions, and through the index of word runs, the answer is the same."""
+"""Which texts of a copy hold a key, as the core's match rule decides it (casefold inside
+casefold): by block scan, by kept positions, and through the index of word runs, the
+answer is the same."""
 
 from __future__ import annotations
 
@@ -7,18 +8,19 @@ import random
 
 import pytest
 
+from lcm_core.store.matching import fold, matching
 from lcm_store_sqlite import text_blocks
-from lcm_store_sqlite.like import as_like_reads, ascii_fold
 from lcm_store_sqlite.text_blocks import TextBlocks
 
 PIECES = (
     "deploy", "Deployment", "UPDATE", "updated", "port", "export", "src/memory/school.py",
     "a_b", "3000", "3000元", "预算", "不超过", "端口", "医生说", "Straße", "naïve", "x",
-    "—", "  ", ", ", "!", "\x00tail after nul", "p95", "_", "元",
+    "—", "  ", ", ", "!", "\x00tail after nul", "p95", "_", "元", "İSTANBUL", "ılık",
+    "ÉTÉ", "STRASSE",
 )  # fmt: skip
 KEYS = (
     "deploy", "updat", "port", "a_b", "3000", "3000元", "预算", "端口", "生说", "p9",
-    "_", "x", "naïve", "stra",  # keys of word characters only: the runs index
+    "_", "x", "naïve", "stra", "strasse", "été", "i̇stanbul", "ılık",  # word characters only
     "src/memory", "deploy deploy", "3000 ", ", 预", "y-", "tail", "—",  # any other key
 )  # fmt: skip
 
@@ -28,14 +30,23 @@ def _texts(rng: random.Random, count: int) -> list[str]:
 
 
 def _reference(texts: list[str], keys: tuple[str, ...]) -> set[int]:
-    folded = [as_like_reads(text) for text in texts]
-    wanted = [ascii_fold(key) for key in keys]
-    return {i for i, text in enumerate(folded) for key in wanted if key in text}
+    return set(matching(texts, keys))
+
+
+class _Folded(list[str]):
+    """The casefolds of a growing list of texts, as a copy keeps them for its blocks."""
+
+    def __init__(self, texts: list[str]) -> None:
+        super().__init__()
+        self.texts = texts
+
+    def __getitem__(self, i: int) -> str:  # type: ignore[override]
+        return fold(self.texts[i])
 
 
 @pytest.mark.parametrize("runs_from", [0, 10**9])
 @pytest.mark.parametrize("seed", range(3))
-def test_every_path_finds_what_like_finds(
+def test_every_path_finds_what_the_rule_finds(
     monkeypatch: pytest.MonkeyPatch, runs_from: int, seed: int
 ) -> None:
     """Texts are appended between searches (inside a block, across block ends); each
@@ -45,10 +56,10 @@ def test_every_path_finds_what_like_finds(
     monkeypatch.setattr(text_blocks, "RUNS_AFTER", 0)
     rng = random.Random(seed)
     texts: list[str] = []
-    blocks = TextBlocks(texts.__getitem__)
+    blocks = TextBlocks(_Folded(texts).__getitem__)
     for grow in (5, 59, 1, 64, 130, 3):
         texts += _texts(rng, grow)
-        fresh = TextBlocks(texts.__getitem__)  # every key a first sight, on all texts so far
+        fresh = TextBlocks(_Folded(texts).__getitem__)  # every key a first sight, so far
         for key in KEYS:
             expected = _reference(texts, (key,))
             assert blocks.matching([key], len(texts)) == expected, key
@@ -57,14 +68,19 @@ def test_every_path_finds_what_like_finds(
         assert blocks.matching(list(picked), len(texts)) == _reference(texts, picked)
 
 
-def test_upper_case_keys_fold_as_like_folds(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_keys_and_texts_fold_by_unicode_casefold(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ß is ss, Ï is ï, İ is i with a dot above; accents and the dotless ı stay."""
     monkeypatch.setattr(text_blocks, "RUNS_FROM", 0)
     monkeypatch.setattr(text_blocks, "RUNS_AFTER", 0)
-    texts = ["DEPLOY now", "Straße", "STRASSE", "naÏve", "naïve"]
-    blocks = TextBlocks(texts.__getitem__)
-    assert blocks.matching(["Deploy"], 5) == {0}
-    assert blocks.matching(["strasse"], 5) == {2}  # ß is not folded to ss by LIKE
-    assert blocks.matching(["naïve"], 5) == {4}  # nor Ï to ï
+    texts = ["DEPLOY now", "Straße", "STRASSE", "naÏve", "naïve", "İstanbul", "ılık", "naive"]
+    blocks = TextBlocks([fold(t) for t in texts].__getitem__)
+    assert blocks.matching(["Deploy"], 8) == {0}
+    assert blocks.matching(["strasse"], 8) == {1, 2}
+    assert blocks.matching(["STRAßE"], 8) == {1, 2}
+    assert blocks.matching(["naïve"], 8) == {3, 4}
+    assert blocks.matching(["i̇stanbul"], 8) == {5}
+    assert blocks.matching(["istanbul"], 8) == set()
+    assert blocks.matching(["ILIK"], 8) == set()
 
 
 def test_the_index_is_built_a_slice_per_search_and_used_once_complete(
@@ -78,7 +94,7 @@ def test_the_index_is_built_a_slice_per_search_and_used_once_complete(
     monkeypatch.setattr(text_blocks, "RUNS_SLICE", 50)
     rng = random.Random(7)
     texts = _texts(rng, 180)
-    blocks = TextBlocks(texts.__getitem__)
+    blocks = TextBlocks([fold(t) for t in texts].__getitem__)
     for number, key in enumerate(KEYS * 2):
         assert blocks.matching([key], len(texts)) == _reference(texts, (key,)), key
         runs = blocks._runs

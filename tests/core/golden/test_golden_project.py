@@ -18,9 +18,9 @@ from lcm_core.assembly.step import StepMessage
 from lcm_core.capture.project import record_project
 from lcm_core.config import Config, load_config
 from lcm_core.extraction.run import run_extraction
+from lcm_core.store.memory import InMemoryStore
 from lcm_core.store.models import Event
 from lcm_core.store.ports import MemoryStore
-from lcm_core.testing.memory_store import InMemoryStore
 
 HERE = Path(__file__).parent
 UPDATE = os.environ.get("LCM_UPDATE_GOLDEN") == "1"

@@ -89,12 +89,11 @@ class MemoryDatabase:
     def get(self, table: str, key: Any) -> Row | None:
         return self.tables[table].get(key)
 
+    def session_rows(self, table: str, session_id: str) -> list[Row]:
+        """One session's rows of a table, in rowid order."""
+        return [row for row in self.rows(table) if row["session_id"] == session_id]
+
 
 def public(row: Row) -> Row:
     """The row as a backend exports it: its columns, without the rowid."""
     return {name: value for name, value in row.items() if name != ROWID}
-
-
-def nulls_first(value: Any) -> tuple[bool, Any]:
-    """A sort key that puts None first, as SQL's ORDER BY does."""
-    return (value is not None, value if value is not None else 0)
