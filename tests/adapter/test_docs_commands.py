@@ -57,7 +57,7 @@ def _commands() -> Iterator[Claim]:
             argv = words(claim.text)
             while argv and re.match(r"^[A-Z_]+=", argv[0]):
                 argv = argv[1:]
-            if argv:
+            if any(argv):  # a span of only quotes (`""`, an empty default) is no command
                 yield Claim(claim.page, claim.line, " ".join(argv))
 
 

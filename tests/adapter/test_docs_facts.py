@@ -28,7 +28,7 @@ from docs_markdown import (
 
 from lcm_adapter import commands
 from lcm_adapter.cli.main import cli
-from lcm_core.config import load_config
+from lcm_core.config import LIMITS, load_config
 from lcm_core.store import models
 
 PLUGIN = ROOT / "lcm_adapter" / "dsh" / "plugin.mjs"
@@ -92,14 +92,18 @@ def test_the_session_log_example_ingests_as_the_page_says(tmp_path: Path) -> Non
 
 
 def test_every_setting_in_the_table_exists_with_its_default() -> None:
-    table = (DOCS / "cli.md").read_text(encoding="utf-8").split("## Ranking and block settings")[1]
+    table = (DOCS / "settings.md").read_text(encoding="utf-8").split("## Every setting")[1]
     config = load_config()
-    keys = table_cells(table.split("\n## ", 1)[0])
-    defaults = table_cells(table.split("\n## ", 1)[0], 1)
-    assert len(keys) > 10
-    for key, default in zip(keys, defaults, strict=True):
+    rows = [
+        (key, default)  # one table per section: each one's header row is left out
+        for key, default in zip(table_cells(table), table_cells(table, 1), strict=True)
+        if key != "key"
+    ]
+    assert {unquote(key) for key, _ in rows} == set(LIMITS), "docs/settings.md misses settings"
+    for key, default in rows:
         value = config.get(unquote(key))  # a KeyError names a setting that is gone
-        shown = json.dumps(value, ensure_ascii=False) if isinstance(value, list | bool) else value
+        written = isinstance(value, list | bool) or value == ""
+        shown = json.dumps(value, ensure_ascii=False) if written else value
         assert unquote(default) == str(shown), f"{key}: docs say {default}, the default is {shown}"
 
 
