@@ -43,117 +43,119 @@ def _error(folder: Path, name: str, read: Any) -> str:
     return message[len(str(folder / name)) + 2 :]
 
 
+def _insert_pair(index: int, pair: list[str]) -> Any:
+    return lambda d: d["pairs"]["pairs"].insert(index, pair)
+
+
+def _read_pairs(file: WordFile) -> Any:
+    return file.pairs("pairs")
+
+
 @pytest.mark.parametrize(
-    ("change", "read", "expected"),
+    ("name", "change", "read", "expected"),
     [
         (
+            "en.json",
             lambda d: d["stop_words"]["words"].insert(3, 42),
             lambda f: f.words("stop_words", lower=True),
             "stop_words[3]: 42 is not a word (a non-empty trimmed string)",
         ),
         (
+            "en.json",
             lambda d: d["stop_words"]["words"].append("Maybe"),
             lambda f: f.words("stop_words", lower=True),
             "stop_words[220]: 'Maybe' is not lower case (text is folded before matching)",
         ),
         (
+            "en.json",
             lambda d: d["norm_cues"]["words"].append("avoid"),
             lambda f: f.words("norm_cues", lower=True),
             "norm_cues[18]: 'avoid' is listed already, at norm_cues[2]",
         ),
         (
+            "en.json",
             lambda d: d["clitics"]["words"].append(" 's"),
             lambda f: f.words("clitics"),
             'clitics[7]: " \'s" is not a word (a non-empty trimmed string)',
         ),
         (
+            "en.json",
             lambda d: d["relative_days"]["days"].update({"yesterday": "-1"}),
             lambda f: f.day_offsets("relative_days"),
             "relative_days['yesterday']: '-1' is not a whole number of days",
         ),
         (
+            "en.json",
             lambda d: d.pop("clitics"),
             lambda f: f.words("clitics"),
             "clitics: expected an object with an 'about' string",
         ),
         (
+            "en.json",
             lambda d: d["stop_words"].update({"words": "a an the"}),
             lambda f: f.words("stop_words"),
             "stop_words: expected 'words' to be a JSON array",
         ),
-    ],
-)
-def test_a_malformed_english_entry_names_the_file_and_entry(
-    tmp_path: Path, change: Any, read: Any, expected: str
-) -> None:
-    assert _error(_broken(tmp_path, "en.json", change), "en.json", read) == expected
-
-
-@pytest.mark.parametrize(
-    ("change", "read", "expected"),
-    [
         (
+            "zh.json",
             lambda d: d["particles"].update({"chars": "的了 吗"}),
             lambda f: f.chars("particles"),
             "particles[2]: ' ' is a space or listed already",
         ),
         (
+            "zh.json",
             lambda d: d["function_chars"].update({"chars": "我你我"}),
             lambda f: f.chars("function_chars"),
             "function_chars[2]: '我' is a space or listed already",
         ),
         (
+            "zh.json",
             lambda d: d["relative_days"]["days"].update({"明天": True}),
             lambda f: f.day_offsets("relative_days"),
             "relative_days['明天']: True is not a whole number of days",
         ),
         (
+            "zh.json",
             lambda d: d["stop_bigrams"]["words"].append("什么"),
             lambda f: f.words("stop_bigrams"),
             "stop_bigrams[17]: '什么' is listed already, at stop_bigrams[0]",
         ),
-    ],
-)
-def test_a_malformed_chinese_entry_names_the_file_and_entry(
-    tmp_path: Path, change: Any, read: Any, expected: str
-) -> None:
-    assert _error(_broken(tmp_path, "zh.json", change), "zh.json", read) == expected
-
-
-def _pairs(change: Any) -> Any:
-    return lambda d: change(d["pairs"]["pairs"])
-
-
-@pytest.mark.parametrize(
-    ("change", "expected"),
-    [
         (
-            _pairs(lambda p: p.insert(0, ["zebra", "斑马"])),
+            "bridge.json",
+            _insert_pair(0, ["zebra", "斑马"]),
+            _read_pairs,
             "pairs[1]: ['account', '账号'] is out of order or repeated (after ['zebra', '斑马'])",
         ),
         (
-            _pairs(lambda p: p.insert(1, ["account", "账号"])),
+            "bridge.json",
+            _insert_pair(1, ["account", "账号"]),
+            _read_pairs,
             "pairs[1]: ['account', '账号'] is out of order or repeated (after ['account', '账号'])",
         ),
         (
-            _pairs(lambda p: p.insert(0, ["aa", "端口8080"])),
+            "bridge.json",
+            _insert_pair(0, ["aa", "端口8080"]),
+            _read_pairs,
             "pairs[0]: '端口8080' is empty or holds a Latin letter, digit or space",
         ),
         (
-            _pairs(lambda p: p.insert(0, ["Account", "账号"])),
+            "bridge.json",
+            _insert_pair(0, ["Account", "账号"]),
+            _read_pairs,
             "pairs[0]: 'Account' is not lower-case English words",
         ),
         (
-            _pairs(lambda p: p.insert(0, ["aa", "账号", "账户"])),
+            "bridge.json",
+            _insert_pair(0, ["aa", "账号", "账户"]),
+            _read_pairs,
             "pairs[0]: ['aa', '账号', '账户'] is not an [english, chinese] pair of strings",
         ),
     ],
 )
-def test_a_malformed_bridge_pair_names_the_file_and_entry(
-    tmp_path: Path, change: Any, expected: str
+def test_a_malformed_entry_names_the_file_and_entry(
+    tmp_path: Path, name: str, change: Any, read: Any, expected: str
 ) -> None:
-    folder = _broken(tmp_path, "bridge.json", change)
-    assert _error(folder, "bridge.json", lambda f: f.pairs("pairs")) == expected
+    assert _error(_broken(tmp_path, name, change), name, read) == expected
 
 
 def test_a_file_that_is_not_a_word_file_is_named(tmp_path: Path) -> None:

@@ -73,13 +73,15 @@ class WordFile:
         entries = self._entries(key, "words", list)
         seen: dict[str, int] = {}
         for index, word in enumerate(entries):
-            where = f"{key}[{index}]"
+            problem = ""
             if not isinstance(word, str) or not word or word != word.strip():
-                self._fail(where, f"{word!r} is not a word (a non-empty trimmed string)")
-            if lower and word != word.lower():
-                self._fail(where, f"{word!r} is not lower case (text is folded before matching)")
-            if word in seen:
-                self._fail(where, f"{word!r} is listed already, at {key}[{seen[word]}]")
+                problem = f"{word!r} is not a word (a non-empty trimmed string)"
+            elif lower and word != word.lower():
+                problem = f"{word!r} is not lower case (text is folded before matching)"
+            elif word in seen:
+                problem = f"{word!r} is listed already, at {key}[{seen[word]}]"
+            if problem:
+                self._fail(f"{key}[{index}]", problem)
             seen[word] = index
         return tuple(entries)
 
