@@ -36,15 +36,26 @@ def default_db_path() -> Path:
     """
     dsh = dsh_home() / DATA_FOLDER / DB_FILE
     claude = claude_home() / DATA_FOLDER / DB_FILE
-    if dsh.exists() or (not claude.exists() and _dsh_set_up()):
+    if _present(dsh) or (not _present(claude) and _dsh_set_up()):
         return dsh
-    if claude.exists() or claude_home().is_dir():
+    if _present(claude) or _present(claude_home(), folder=True):
         return claude
     return dsh
 
 
 def _dsh_set_up() -> bool:
-    return bool(os.environ.get("DSH_HOME", "").strip()) or dsh_home().is_dir()
+    return bool(os.environ.get("DSH_HOME", "").strip()) or _present(dsh_home(), folder=True)
+
+
+def _present(path: Path, *, folder: bool = False) -> bool:
+    """Whether `path` is there; one this user may not look into counts as there (the
+    command then says it cannot read it), so choosing a default never raises."""
+    try:
+        return path.is_dir() if folder else path.exists()
+    except PermissionError:
+        return True
+    except OSError:
+        return False
 
 
 def db_given(db: str | None) -> bool:

@@ -73,6 +73,12 @@ def bench() -> None:
     metavar="FEATURE",
     help="Switch one ranking feature off by name (repeatable); `--ablate list` names them.",
 )
+@click.option(
+    "--budget",
+    type=click.IntRange(50, 200_000),
+    metavar="N",
+    help="Assemble the blocks at this token budget (no config file needed).",
+)
 @click.option("--quiet", is_flag=True, help="No progress bar on stderr.")
 @json_option
 @click.pass_context
@@ -81,6 +87,7 @@ def bench_retrieval(
     dataset: Path,
     misses_path: Path | None,
     ablate: tuple[str, ...],
+    budget: int | None,
     quiet: bool,
     as_json: bool,
 ) -> None:
@@ -90,18 +97,21 @@ def bench_retrieval(
     are Okapi BM25 over the raw turns (`lcm_core.bench.bm25`, as
     `benchmarks/retrieval_bench.py`) and SQLite FTS5 (porter unicode61, stop words out).
     """
+    from lcm_adapter.views import with_budget
     from lcm_core.bench.bm25 import BM25Baseline
     from lcm_core.bench.dataset import assistant_evidence, load_dataset
     from lcm_core.bench.retrieval import ablation_config, format_table, run
+    from lcm_core.config import budget_tokens
     from lcm_core.retrieval.quoting import quotes_type
     from lcm_core.retrieval.rank import ABLATIONS
     from lcm_core.store.registry import reference_rankers
 
+    config = with_budget(state(ctx).config(), budget)
     if "list" in ablate:
         emit(as_json, {"features": ABLATIONS}, _feature_lines)
         return
     try:
-        ablation_config(state(ctx).config(), ablate)
+        ablation_config(config, ablate)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from exc
     try:
@@ -109,7 +119,7 @@ def bench_retrieval(
     except (ValueError, KeyError, TypeError) as exc:
         fail(f"{dataset}: not a conversation-QA dataset ({exc})")
     on_assistant, evidence = assistant_evidence(conversations)
-    quoted = [str(t) for t in state(ctx).config().assembly.evidence_types]
+    quoted = [str(t) for t in config.assembly.evidence_types]
     if on_assistant and not quotes_type("assistant/message", quoted):
         click.echo(
             f"lcm: bench: {on_assistant} of {evidence} evidence turns are assistant messages,"
@@ -132,7 +142,7 @@ def bench_retrieval(
             conversations,
             fresh_store,
             BM25Baseline(),
-            state(ctx).config(),
+            config,
             references=references,
             ablate=ablate,
             misses=misses,
@@ -157,6 +167,7 @@ def bench_retrieval(
         "baseline": "bm25 over raw turns (Okapi, k1 1.5, b 0.75)",
         "references": {name: getattr(r, "name", name) for name, r in references.items()},
         "ablated": sorted(ablate),
+        "budget": budget_tokens(config),
         "misses": len(misses) if misses is not None else None,
         "report": report,
     }

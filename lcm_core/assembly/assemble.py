@@ -192,7 +192,9 @@ def _assemble(
         why = "no entry fits the budget"
         return _result(base, trigger, token_source, status, newest, omitted, reasons, errors, why)
     item_ids = tuple(c.ref for c in kept if c.ref.startswith("mem_"))
-    evidence_refs = tuple(c.ref for c in kept if c.section == "evidence")
+    evidence_refs = tuple(
+        c.ref for c in kept if c.section == "evidence" and c.ref.startswith("seq:")
+    )
     return AssemblyResult(
         session_id=session_id,
         text=text,

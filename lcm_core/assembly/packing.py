@@ -34,9 +34,10 @@ class Candidate:
     section: str
     ref: str
     text: str
-    # Entries that together say every word of this one (a quoted turn's items): when all
-    # of them are in the block, this one adds nothing and is left out.
+    # Entries that together say part of this one (a quoted turn's items): when all of
+    # them are in the block, `rest` is quoted instead, or nothing when `rest` is "".
     said_by: tuple[str, ...] = ()
+    rest: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,9 +104,12 @@ def pack(
                 omitted.append(Omission(section, candidate.ref, reason))
                 continue
             if candidate.said_by and all(ref in placed for ref in candidate.said_by):
-                reason = f"{', '.join(candidate.said_by)} in this block says every word of it"
-                omitted.append(Omission(section, candidate.ref, reason))
-                continue
+                if not candidate.rest:
+                    reason = f"{', '.join(candidate.said_by)} in this block says every word of it"
+                    omitted.append(Omission(section, candidate.ref, reason))
+                    continue
+                # Its items are in: quote only what they leave out (no turn twice in full).
+                candidate = Candidate(candidate.section, candidate.ref, candidate.rest)
             need = cost(candidate.text + "\n") + (0 if lines else title_cost)
             if used + need > budget:
                 left = budget - used

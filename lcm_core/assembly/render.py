@@ -144,29 +144,34 @@ def item_entry(
     words: BlockWords = ZH,
     origin: str | None = None,
 ) -> str:
-    """One memory item: label, kind and evidence, content, qualifiers and warnings.
+    """One memory item: label, kind (and evidence, when not the user's word), content, its
+    sources and date on the same line, then conditions, scope and warnings.
 
     `said` is the ISO date of the item's newest source turn (see `said_on`), when known;
     `origin` is the other session of the project the item comes from (project scope).
     """
     kind = words.kind_labels.get(item.kind, item.kind)
-    evidence = words.evidence_labels.get(item.evidence_type, item.evidence_type)
-    lines = [f"- [mem {item.id}] {kind}·{evidence}: {inline_quote(item.content, max_chars, focus)}"]
+    # The user's own word is the usual evidence; any other is said (a proposal, a skill).
+    if item.evidence_type != "user_explicit":
+        kind += "·" + words.evidence_labels.get(item.evidence_type, item.evidence_type)
+    line = f"- [mem {item.id}] {kind}: {inline_quote(item.content, max_chars, focus)}"
+    seqs = source_seqs(item)
+    if seqs:
+        line += " · " + ", ".join(f"seq:{seq}" for seq in seqs)
+    if said:
+        line += f" · {said}"
+    lines = [line]
     details: list[str] = []
     if item.conditions:
         details.append(
             words.conditions + words.detail_joiner.join(neutralize(c) for c in item.conditions)
         )
-    scope = {k: v for k, v in item.scope.items() if k != RULE_SCOPE_KEY}
+    # The subject key a fact was matched by is the store's, not news to the model.
+    scope = {k: v for k, v in item.scope.items() if k not in (RULE_SCOPE_KEY, "subject")}
     if scope:
         details.append(words.scope + _scope_text(scope))
     if origin:
         details.append(words.from_session.format(session=neutralize(origin)))
-    seqs = source_seqs(item)
-    if seqs:
-        details.append(words.sources + ", ".join(f"seq:{seq}" for seq in seqs))
-    if said:
-        details.append(words.said.format(date=said))
     if details:
         lines.append("  " + words.detail_joiner.join(details))
     warning = number_warning(item, words)
@@ -200,8 +205,11 @@ def rule_entry_of_item(
     content = shown_words(without_retired(content, retires))
     label = words.rule_label.format(key=neutralize(rule_key(item.scope)))
     line = f"- [mem {item.id}] {label}: {inline_quote(content, max_chars)}"
+    seqs = source_seqs(item)
+    if seqs:
+        line += " · " + ", ".join(f"seq:{seq}" for seq in seqs)
     if said:
-        line += f" · {words.said_event.format(date=said)}"
+        line += f" · {said}"
     if origin:  # another session of the project: its id's start (`lcm inspect` the item)
         short = neutralize(origin[:ORIGIN_CHARS])
         line += f" · {words.rule_origin.format(session=short)}"
@@ -218,29 +226,26 @@ def evidence_entry(
     terms: Mapping[str, float] | None = None,
     snippet_chars: int = 0,
 ) -> str:
-    """One raw event, quoted verbatim under its `[ev seq:N]` label, with the date it was said.
+    """One raw event on one line: its `[ev seq:N]` label, the date it was said, and its
+    words verbatim, a longer event by its matching sentences (`snippet`).
 
-    With the question's relevance `terms` and `snippet_chars`, a longer event is quoted
-    by its matching sentences (`snippet`).
+    A user's message needs no label of its type (most evidence is one); another type
+    says what it is. Which items it supports and which turn it sits beside are in
+    `explain`, not in the block: the item lines name their sources, and the tokens go to
+    more evidence.
     """
     event = row.event
-    facts = [words.event_labels.get(event.type, event.type)]
+    facts = []
+    if event.type != "user/message":
+        facts.append(words.event_labels.get(event.type, event.type))
     said = said_on(event.time)
     if said:
-        facts.append(words.said_event.format(date=said))
-    if event.turn is not None:
-        facts.append(words.turn.format(turn=event.turn))
-    if row.item_ids:
-        facts.append(words.supports + ", ".join(row.item_ids))
-    if row.neighbour_of is not None:
-        facts.append(words.beside.format(seq=row.neighbour_of))
-    if row.matched:
-        facts.append(words.exact_match + ", ".join(neutralize(m) for m in row.matched))
-    head = f"- [ev seq:{event.seq}] " + " · ".join(facts)
+        facts.append(said)
+    head = f"- [ev seq:{event.seq}]" + (" " + " · ".join(facts) if facts else "")
     text = row.text
     if terms is not None and snippet_chars > 0:
         text = snippet(text, terms, snippet_chars, row.matched)
-    return "\n".join([head, *block_quote(text, max_chars, row.matched)])
+    return f"{head}: {inline_quote(text, max_chars, row.matched)}"
 
 
 def task_entries(state: TaskState, max_chars: int, words: BlockWords = ZH) -> list[tuple[str, str]]:

@@ -102,6 +102,14 @@ def ingest(store: MemoryStore, conv: Conversation, config: Config, extract: Extr
     extract(store, conv.id, config)
 
 
+def _p95(values: list[int]) -> int:
+    """The 95th percentile by the nearest rank (0 for no values)."""
+    if not values:
+        return 0
+    ordered = sorted(values)
+    return ordered[max(0, -(-95 * len(ordered) // 100) - 1)]
+
+
 def _recall(evidence: Iterable[str], found: set[str]) -> float:
     wanted = set(evidence)
     return len(wanted & found) / len(wanted) if wanted else 0.0
@@ -145,6 +153,11 @@ class Scores:
             **{f"itemsRecall@{k}": mean(self.items[k]) for k in KS},
             "blockRecall": mean(self.block),
             "blockTokens": round(statistics.fmean(self.tokens), 1) if self.tokens else 0.0,
+            "blockTokensP95": _p95(self.tokens),
+            # Evidence the block holds per 1 000 tokens it spends: what a token buys.
+            "recallPer1kTokens": round(1000 * mean(self.block) / statistics.fmean(self.tokens), 4)
+            if self.tokens and statistics.fmean(self.tokens) > 0
+            else 0.0,
             "extracted": mean(self.covered),
             **{f"baseline@{k}": mean(self.baseline[k]) for k in KS},
             **{
@@ -322,6 +335,8 @@ def format_table(report: dict[str, dict[str, Any]]) -> str:
         "items R@10",
         "block R",
         "block tok",
+        "tok p95",
+        "R/1k tok",
         *(f"BM25 R@{k}" for k in KS),
         *(f"{name.upper()} R@10" for name in names),
     ]
@@ -334,6 +349,8 @@ def format_table(report: dict[str, dict[str, Any]]) -> str:
             f"{row['itemsRecall@10']:.3f}",
             f"{row['blockRecall']:.3f}",
             f"{row['blockTokens']:.0f}",
+            str(row["blockTokensP95"]),
+            f"{row['recallPer1kTokens']:.3f}",
             *(f"{row[f'baseline@{k}']:.3f}" for k in KS),
             *(f"{row.get(f'{name}@10', 0.0):.3f}" for name in names),
         ]

@@ -123,10 +123,11 @@ class RetrievalSettings(Section):
         "a rule or a liking",
     )
     relative_min_score: float = setting(
-        0.1,
+        0.3,
         low=0.0,
         high=1.0,
-        help="a candidate also needs this share of the best candidate's score (beside `minScore`)",
+        help="a candidate also needs this share of the best candidate's score (beside "
+        "`minScore`): where relevance runs out, the block stops",
     )
     recency_window: int = setting(
         40,

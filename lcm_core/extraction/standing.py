@@ -26,7 +26,9 @@ from lcm_core.extraction.correct import stops_using, strip_replaced
 from lcm_core.extraction.idioms import describes, rule_words
 from lcm_core.extraction.values import affix_aspect
 from lcm_core.extraction.vocab import load, words_pattern
+from lcm_core.text.languages import en
 from lcm_core.text.lazy_regex import Regex, lazy_compile
+from lcm_core.text.tokens import tokenize
 
 # The key of the scope field a rule's subject key is stored under.
 RULE_SCOPE_KEY: Final = "rule"
@@ -56,6 +58,10 @@ _VALUE_BEFORE: Final = 3
 _AFFIX: Final = lazy_compile(
     r"(?<![\w/@-])(?:[A-Za-z][A-Za-z0-9]{0,9}[_/-](?![\w/-])|_[A-Za-z0-9]{1,10}(?![\w-]))"
 )
+# A labelled constraint's key: its content words, at most this many.
+_KEY_WORDS: Final = 4
+_CONTENT_WORD: Final = lazy_compile(r"[A-Za-z][A-Za-z0-9.+#-]+")
+_RULE_WORDS: Final = frozenset({"never", "always", "must", "only", "use", "ever", "any"})
 _DIGITS: Final = lazy_compile(r"(?<![A-Za-z_])[0-9０-９]")
 _HAN_NUMBER: Final = lazy_compile(r"[一二两三四五六七八九十百千万]+(?:元|块|个|秒|分钟|行|条|次)")
 _LEAD: Final = lazy_compile(
@@ -121,6 +127,7 @@ class _Vocabulary:
     retired: Regex
     descriptive: Regex
     reminder: Regex
+    labelled: Regex
     named_en: Regex
 
 
@@ -190,6 +197,7 @@ def vocabulary() -> _Vocabulary:
         retired=words_pattern(cues["retired"]),
         descriptive=words_pattern(cues["descriptive"]),
         reminder=words_pattern(cues["reminder"]),
+        labelled=words_pattern(cues["labelled"]),
         named_en=named_en,
     )
 
@@ -229,6 +237,8 @@ def _rule_subject(clause: str, kind: str | None) -> RuleSubject | None:
     text = masked(talk)
     numbered = _has_quantity(talk)
     subject = _subject(text, numbered, vocab, talk) or _by_value(clause, text, vocab)
+    if subject is None and vocab.labelled.search(talk) and kind in RULE_KINDS:
+        subject = _labelled_subject(vocab.labelled.sub("", talk))  # "约束：不要使用 Redis"
     if subject is None:
         return None
     # A naming convention states itself ("方法名以 'm_' 开头"), unless someone narrates it;
@@ -358,6 +368,16 @@ def _topic(text: str, element: str, has_number: bool, vocab: _Vocabulary) -> Rul
         qualifiers = _qualifiers(rest, vocab) if topic.qualified else ()
         return RuleSubject(topic.key, element if topic.element else "", "", qualifiers)
     return None
+
+
+def _labelled_subject(rest: str) -> RuleSubject | None:
+    """A labelled constraint's subject when no topic names it: its content words (Latin
+    words, else Chinese bigrams), so only the same constraint said again meets it."""
+    latin = sorted(
+        {w.casefold() for w in _CONTENT_WORD.findall(rest)} - en.STOP_WORDS - _RULE_WORDS
+    )
+    words = latin or sorted({t for t in tokenize(rest) if not t.isascii()})[:_KEY_WORDS]
+    return RuleSubject("constraint", qualifiers=tuple(words[:_KEY_WORDS])) if words else None
 
 
 def _by_value(clause: str, text: str, vocab: _Vocabulary) -> RuleSubject | None:

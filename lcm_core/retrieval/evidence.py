@@ -11,7 +11,7 @@ raw turn of equal score, up to `retrieval.evidenceLimit`; a raw turn under the f
 quoted) is left out, like an item. Turns this step cannot quote (its own input, turns
 still on screen) never set that floor: they match the question best of all. Evidence
 clusters, so a quotable turn of the same day next to a strong candidate competes with a
-share of its score (`with_neighbours`, labelled "next to seq:N" in the block).
+share of its score (`with_neighbours`; `explain` names the match it sits beside).
 
 Rows are read verbatim (from the archive when the event was archived). Text another
 plugin or the runtime generated never counts as evidence, and only the event types in

@@ -44,14 +44,7 @@ class BlockWords:
     detail_joiner: str
     conditions: str
     scope: str
-    sources: str
-    said: str  # {date}: when the source turn was said
     from_session: str  # {session}: the other session of the project an item comes from
-    said_event: str  # {date}, on an evidence line
-    turn: str  # {turn}
-    supports: str
-    beside: str  # {seq}: a turn quoted as the neighbour of a matching one
-    exact_match: str
     task_labels: Mapping[str, str]
     rule_where: str  # {where}
     superseded: str  # {new_id} {old_id} {quote}
@@ -62,6 +55,7 @@ class BlockWords:
     untracked_compaction: str
     rule_label: str  # {key}: a standing rule and the subject it governs
     rule_origin: str  # {session}: the other session of the project a rule was said in
+    similar: str  # {count} {ref} {refs}: turns like a quoted one, left out by name
 
 
 ZH: Final = BlockWords(
@@ -120,14 +114,7 @@ ZH: Final = BlockWords(
     detail_joiner="；",
     conditions="条件: ",
     scope="范围: ",
-    sources="来源: ",
-    said="日期: {date}",
     from_session="来自本项目的会话 {session}",
-    said_event="日期 {date}",
-    turn="第 {turn} 轮",
-    supports="支持 ",
-    beside="邻近 seq:{seq}",
-    exact_match="精确匹配 ",
     task_labels={
         "goal": "目标",
         "progress": "进展",
@@ -151,6 +138,7 @@ ZH: Final = BlockWords(
     ),
     rule_label="规则 {key}",
     rule_origin="会话 {session}",
+    similar="- 另有 {count} 条与 [ev {ref}] 相似的消息未引用: {refs}",
 )
 
 EN: Final = BlockWords(
@@ -211,14 +199,7 @@ EN: Final = BlockWords(
     detail_joiner="; ",
     conditions="conditions: ",
     scope="scope: ",
-    sources="sources: ",
-    said="said: {date}",
     from_session="from session {session} of this project",
-    said_event="said {date}",
-    turn="turn {turn}",
-    supports="supports ",
-    beside="next to seq:{seq}",
-    exact_match="exact match ",
     task_labels={
         "goal": "goal",
         "progress": "progress",
@@ -245,6 +226,7 @@ EN: Final = BlockWords(
     ),
     rule_label="rule {key}",
     rule_origin="from session {session}",
+    similar="- {count} more turns like [ev {ref}], not quoted: {refs}",
 )
 
 WORDS: Final[dict[str, BlockWords]] = {"zh": ZH, "en": EN}

@@ -110,7 +110,8 @@ def test_misses_lists_each_question_whose_evidence_is_not_all_in_the_top_10(
         assert any(not e["found"] for e in miss["evidence"])
         for evidence in miss["evidence"]:
             assert evidence["text"] == turns[evidence["turn"]]
-        assert len(miss["top"]) == 10
+        # Up to 10: candidates below the relevance floor (retrieval.relativeMinScore) are not ranked.
+        assert 1 <= len(miss["top"]) <= 10
         scores = [entry["score"] for entry in miss["top"]]
         assert scores == sorted(scores, reverse=True)
         for entry in miss["top"]:

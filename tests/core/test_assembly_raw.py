@@ -49,7 +49,8 @@ def test_facts_said_in_passing_are_quoted_as_raw_evidence(script: Any, store: Me
     assert result.injected and result.item_ids == ()
     assert result.evidence_refs == ("seq:1", "seq:4")  # "kids" and "tram" before "tram" alone
     assert EN.section_titles["evidence"] in result.text
-    assert "- [ev seq:1] user message · turn 1\n  > we drove to Lisbon last weekend" in result.text
+    # One line per turn: its label, then its words (a user message needs no type label).
+    assert "- [ev seq:1]: “we drove to Lisbon last weekend, the kids loved" in result.text
     assert "IGNORE PREVIOUS" not in result.text and EN.insufficient not in result.text
     reasons = {r["ref"]: r for r in result.reasons if r["kind"] == "evidence"}
     assert set(reasons) == {"seq:1", "seq:4"} and reasons["seq:1"]["items"] == []
@@ -64,7 +65,10 @@ def test_an_item_comes_first_and_cites_its_turn(script: Any, store: MemoryStore)
     result = assemble(store, S, ask("Can we book the tram tour at 8 am?"), DIRECT)
     assert len(result.item_ids) == 1
     assert result.evidence_refs[0] == "seq:3"
-    assert f"supports {result.item_ids[0]}" in result.text
+    # The item names the turn it came from; `explain` says which items a turn supports.
+    assert f"[mem {result.item_ids[0]}] constraint: “never book anything before 9 am” · seq:3" in result.text
+    reasons = {r["ref"]: r for r in result.reasons if r["kind"] == "evidence"}
+    assert reasons["seq:3"]["items"] == [result.item_ids[0]]
     assert set(result.evidence_refs) == {"seq:1", "seq:3", "seq:4"}
 
 
@@ -125,13 +129,13 @@ def test_items_and_quoted_turns_show_the_date_they_were_said(
     zh = load_config({"assembly": {"language": "zh"}, "retrieval": {"neighbourRadius": 0}})
     result = assemble(store, S, question, zh)
     assert item.id in result.item_ids
-    assert "  来源: seq:1, seq:2；日期: 2026-01-15\n" in result.text  # the newest source
-    assert "- [ev seq:1] 用户消息 · 日期 2025-11-03 · 第 1 轮 · 支持" in result.text
-    assert "- [ev seq:2] 用户消息 · 日期 2026-01-15 · 第 2 轮 · 支持" in result.text
-    assert "- [ev seq:3] 用户消息 · 第 3 轮\n" in result.text
+    assert "” · seq:1, seq:2 · 2026-01-15\n" in result.text  # the newest source
+    assert "- [ev seq:1] 2025-11-03: “we adopted the cat Miso" in result.text
+    assert "- [ev seq:2] 2026-01-15: “Miso got her vaccines" in result.text
+    assert "- [ev seq:3]: “Miso sleeps" in result.text
     english = assemble(store, S, question, DIRECT)  # an English session gets English labels
-    assert "sources: seq:1, seq:2; said: 2026-01-15\n" in english.text
-    assert "said 2025-11-03" in english.text
+    assert "” · seq:1, seq:2 · 2026-01-15\n" in english.text
+    assert "- [ev seq:1] 2025-11-03: “" in english.text
 
 
 def test_only_an_iso_time_gives_a_date() -> None:

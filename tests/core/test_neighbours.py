@@ -33,7 +33,8 @@ def test_the_turn_a_match_answers_is_quoted_beside_it(script: Any) -> None:
     result = assemble(script.store, S, ask("When did Nicolas eat pork belly?"))
     assert result.evidence_refs[0] == "seq:3"
     assert {"seq:2", "seq:4"} <= set(result.evidence_refs)
-    assert "- [ev seq:2] user message · said 2026-01-05 · next to seq:3" in result.text
+    # The block quotes it on its own line; `explain` says which match it sits beside.
+    assert "- [ev seq:2] 2026-01-05: “Vanessa: What did you have today?”" in result.text
     reasons = {r["ref"]: r for r in result.reasons if r["kind"] == "evidence"}
     assert reasons["seq:2"]["beside"] == "seq:3" and "beside" not in reasons["seq:3"]
     # A neighbour takes a share of its match's score, so it never outranks it.
@@ -50,7 +51,9 @@ def test_a_chinese_answer_brings_the_question_it_replies_to(script: Any) -> None
     result = assemble(script.store, S, ask("小李在西湖做了什么？"))
     assert result.evidence_refs[0] == "seq:2"
     assert "seq:1" in result.evidence_refs
-    assert "邻近 seq:2" in result.text
+    assert "- [ev seq:1]: “小王：你们周末去哪里玩了？”" in result.text
+    reasons = {r["ref"]: r for r in result.reasons if r["kind"] == "evidence"}
+    assert reasons["seq:1"]["beside"] == "seq:2"
 
 
 def test_switching_neighbours_off_quotes_only_the_matches(script: Any) -> None:

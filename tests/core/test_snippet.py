@@ -73,7 +73,7 @@ def test_the_block_quotes_the_answering_sentence_of_a_long_turn(script: Any) -> 
     script.user(2, "see you tomorrow then")
     result = assemble(script.store, S, ask("How much did the kayak cost?"))
     assert result.injected and "seq:1" in result.evidence_refs
-    assert "[ev seq:1] user message · said 2026-03-02" in result.text
+    assert "[ev seq:1] 2026-03-02: “… The kayak" in result.text
     assert ANSWER.strip() in result.text
     assert "wedding seating plan" not in result.text
     whole = load_config({"assembly": {"snippetChars": 0}})
@@ -88,5 +88,5 @@ def test_a_chinese_block_quotes_the_answering_sentence(script: Any) -> None:
     script.user(1, text, time="2026-03-02T09:15:00+08:00")
     result = assemble(script.store, S, ask("预算是多少？"))
     assert result.injected and "seq:1" in result.evidence_refs
-    assert "预算不超过3000元（含税）。" in result.text and "日期 2026-03-02" in result.text
+    assert "预算不超过3000元（含税）。" in result.text and "[ev seq:1] 2026-03-02: “… 预算" in result.text
     assert "去机场接客户" not in result.text

@@ -124,6 +124,11 @@ class DshSession:
         blocks = [t for t in request_texts(body) if t.startswith(MEMORY_HEADER)]
         return blocks[-1] if blocks else None
 
+    def memory_in_context(self, body: Mapping[str, Any]) -> str:
+        """Every block of ours one request body holds (DSH keeps earlier blocks in its
+        history): what memory puts before the model at that step, joined."""
+        return "\n".join(t for t in request_texts(body) if t.startswith(MEMORY_HEADER))
+
     def runtime(self) -> MemoryRuntime:
         return MemoryRuntime.open(str(self.db))
 

@@ -114,8 +114,8 @@ def test_f_a_killed_sidecar_is_restarted_and_memory_returns(
     results.append(s.run("预算上限是多少？"))
     pids = s.sidecar_pids()
     assert len(pids) == 1 and pids[0] != first
-    block = s.memory_block(model.bodies[-1])
-    assert block is not None and "Redis" in block and "500 美元" in block
+    memory = s.memory_in_context(model.bodies[-1])
+    assert "Redis" in memory and "500 美元" in memory
     sent = {int(e["seq"]) for r in results for e in r.events}
 
     def stored_seqs() -> set[int]:

@@ -582,7 +582,7 @@ def chinese_question_english_constraint(s: Any) -> list[Step]:
     s.user(3, "午饭吃了面条，下午继续写测试", turn=2)
     result = assemble(s.store, s.session_id, [say("服务的端口是多少？")], turn=3)
     assert item.id in result.item_ids and "seq:1" not in result.evidence_refs
-    assert any(o.ref == "seq:1" and "says every word" in o.reason for o in result.omitted)
+    assert any(o.ref == "seq:1" and "says every word of it" in o.reason for o in result.omitted)
     return [("pre-step", result)]
 
 

@@ -123,7 +123,7 @@ def test_project_memory_golden(backend: str) -> None:
     b_project, b_session, c_other, b_corrected, a_after, d_same = (r.text for _, r in steps)
     # A's rules are B's too, each with the day it was said in A.
     assert "rule region: “Rule: deploy only to the Shanghai region" in b_project
-    assert "“项目预算不超过3000元（含税）” · said 2026-11-20" in b_project
+    assert "“项目预算不超过3000元（含税）” · seq:3 · 2026-11-20" in b_project
     for text in (b_session, c_other):
         assert "Shanghai" not in text and "batch size is 500" not in text
         assert "from session A" not in text and "3000元" not in text
@@ -132,5 +132,5 @@ def test_project_memory_golden(backend: str) -> None:
         # A's 500 is shown only as the old value B's correction replaced.
         old = [line for line in text.splitlines() if "batch size is 500" in line]
         assert old and all(line.startswith("- old value, replaced by") for line in old)
-    assert "from session B of this project" in a_after
+    assert "“the batch size is 1000” · seq:2 · 2026-11-28 · from session B" in a_after
     assert "Shanghai region" in d_same
