@@ -10,7 +10,7 @@ earlier block still in context shows word for word is left out (`drop_shown_entr
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from lcm_core.assembly.compaction import CompactionStatus
@@ -27,15 +27,14 @@ from lcm_core.assembly.render import (
     superseded_entry,
     task_entries,
 )
+from lcm_core.assembly.repeats import beside_items, few_of_each_shape
 from lcm_core.assembly.resident import pending_resident
-from lcm_core.assembly.snippet import sentence_spans
 from lcm_core.assembly.step import StepMessage, VisibleText, task_text
 from lcm_core.capture.events import is_user_input
 from lcm_core.config import Config
 from lcm_core.retrieval.citations import source_seqs
 from lcm_core.retrieval.evidence import retrieve
 from lcm_core.retrieval.project import project_scope
-from lcm_core.retrieval.quoting import EvidenceRow
 from lcm_core.retrieval.rank import (
     ALREADY_SHOWN,
     ON_SCREEN,
@@ -50,15 +49,13 @@ from lcm_core.store.models import MemoryItem, Rule
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.block_words import BlockWords, block_words
 from lcm_core.text.dates import said_on
-from lcm_core.text.lazy_regex import lazy_compile
 from lcm_core.text.query import (
     LOGGED_QUERY_CHARS,
     QuerySignals,
     query_signals,
     search_terms,
 )
-from lcm_core.text.relevance import query_terms, relevance_tokens
-from lcm_core.text.tokens import normalize_text, per_text_cache
+from lcm_core.text.relevance import query_terms
 
 # Returns the resident skill core lines and the task-relevant rules for a query.
 RuleProvider = Callable[[MemoryStore, QuerySignals, Config], tuple[Sequence[str], Sequence[Rule]]]
@@ -72,11 +69,6 @@ _DISPUTED_SHOWN: Final = 6
 RESIDENT_SOURCE: Final = "source of a resident item; the item itself is restated"
 # Why a turn is not quoted when every item it supports is a standing rule of the block.
 RULE_SOURCE: Final = "source of a standing rule; the rule itself is restated"
-_RUN_RE: Final = lazy_compile(r"[^\W_]+")
-_DIGITS_RE: Final = lazy_compile(r"\d+")
-# Turns of one shape (the same words, other numbers) quoted at most; the others are named.
-SIMILAR_QUOTED: Final = 5
-_NAMED: Final = 12
 
 
 def session_words(
@@ -347,21 +339,28 @@ def collect_candidates(
     if has_history and not signals.empty and not found and asks_about_past(text):
         candidates.append(Candidate("memory", "insufficient-evidence", words.insufficient))
     restated: list[Omission] = []
-    rows, alike, summaries = _few_of_each_shape(evidence.rows, words)
+    rows, alike, summaries = few_of_each_shape(evidence.rows, words)
     restated += alike
     terms = query_terms(text, bridge=not ablated(config, "bridge"))
     snippet_chars = config.assembly.snippet_chars
     contents = {ranked.item.id: ranked.item.content for ranked in ranking.selected}
+    first_contents = {item.id: item.content for item in (*standing, *resident)}
     for row in rows:
-        if row.item_ids and set(row.item_ids) <= resident_ids:
-            restated.append(Omission("evidence", row.ref, RESIDENT_SOURCE))
-            continue
         if row.item_ids and set(row.item_ids) <= resident_ids | standing_ids:
-            restated.append(Omission("evidence", row.ref, RULE_SOURCE))
+            # Its items are restated: quote only what of the turn they leave out, if any.
+            _, rest = beside_items(row, first_contents, terms.weights)
+            if not rest:
+                why = RESIDENT_SOURCE if set(row.item_ids) <= resident_ids else RULE_SOURCE
+                restated.append(Omission("evidence", row.ref, why))
+                continue
+            if current_text("evidence", row.ref, rest):
+                row_rest = dataclasses.replace(row, text=rest)
+                entry = evidence_entry(row_rest, max_chars, words, terms.weights, snippet_chars)
+                candidates.append(Candidate("evidence", row.ref, entry))
             continue
         if current_text("evidence", row.ref, row.text):
             entry = evidence_entry(row, max_chars, words, terms.weights, snippet_chars)
-            said_by, rest = _beside_items(row, contents, terms.weights)
+            said_by, rest = beside_items(row, contents, terms.weights)
             if rest:
                 row_rest = dataclasses.replace(row, text=rest)
                 rest = evidence_entry(row_rest, max_chars, words, terms.weights, snippet_chars)
@@ -403,80 +402,3 @@ def collect_candidates(
         *current_text.omitted,
     ]
     return candidates, omitted, reasons, has_history
-
-
-def _few_of_each_shape(
-    rows: Sequence[EvidenceRow], words: BlockWords
-) -> tuple[list[EvidenceRow], list[Omission], list[Candidate]]:
-    """The rows to quote when many say the same thing with other numbers.
-
-    "Let's look at file src/module_45.py next" matches every "src/module_N" line ever
-    said: the best `SIMILAR_QUOTED` of such a shape are quoted, the others left out with
-    their reason and named on one line, so the model knows they exist without reading
-    them. Rows keep their order.
-    """
-    groups: dict[str, list[EvidenceRow]] = {}
-    for row in rows:
-        groups.setdefault(_shape(row.text), []).append(row)
-    dropped: set[str] = set()
-    omitted: list[Omission] = []
-    summaries: list[Candidate] = []
-    for group in groups.values():
-        if len(group) <= SIMILAR_QUOTED:
-            continue
-        best = sorted(group, key=lambda r: (-r.score, r.event.seq))
-        kept, rest = best[:SIMILAR_QUOTED], best[SIMILAR_QUOTED:]
-        lead = kept[0].ref
-        for row in rest:
-            dropped.add(row.ref)
-            reason = f"one of {len(group)} turns like {lead}; the best {SIMILAR_QUOTED} are quoted"
-            omitted.append(Omission("evidence", row.ref, reason))
-        named = ", ".join(row.ref for row in sorted(rest, key=lambda r: r.event.seq)[:_NAMED])
-        more = "" if len(rest) <= _NAMED else ", …"
-        line = words.similar.format(count=len(rest), ref=lead, refs=named + more)
-        summaries.append(Candidate("evidence", f"alike:{lead}", line))
-    return [row for row in rows if row.ref not in dropped], omitted, summaries
-
-
-@per_text_cache(maxsize=4096)
-def _shape(text: str) -> str:
-    """A text with its digits as `#` and its spacing and case folded: turns of one shape
-    differ only in their numbers (file and case numbers, ids, ports)."""
-    return _DIGITS_RE.sub("#", " ".join(normalize_text(text).casefold().split()))
-
-
-def _beside_items(
-    row: EvidenceRow, selected: Mapping[str, str], weights: Mapping[str, float]
-) -> tuple[tuple[str, ...], str]:
-    """The items a quoted turn's words come from, and what of the turn they leave out.
-
-    When every selected item citing the turn is in the block, the turn is quoted only by
-    its sentences that say something the items do not (a word they lack) and that match
-    the question (an exact term or a relevance term); "" when none does, and the turn is
-    left out. `selected` maps each
-    selected item's id to its content. An id cited twice, or not selected, leaves the
-    list short: the turn is quoted whole.
-    """
-    item_ids = row.item_ids
-    contents = [selected[item_id] for item_id in set(item_ids) if item_id in selected]
-    if not contents or len(contents) < len(item_ids):
-        return (), ""
-    said = frozenset().union(*(_words(c) for c in contents))
-    exact = [term.casefold() for term in row.matched if term]
-    kept = [
-        piece
-        for piece in (row.text[start:end].strip() for start, end in sentence_spans(row.text))
-        if not _words(piece) <= said
-        and (
-            any(term in piece.casefold() for term in exact)
-            or any(weights.get(t, 0.0) > 0.0 for t in relevance_tokens(piece))
-        )
-    ]
-    return item_ids, " … ".join(kept)
-
-
-@per_text_cache(maxsize=4096)
-def _words(text: str) -> frozenset[str]:
-    """A text's runs of letters and digits, casefolded: every number however short, and a
-    Chinese phrase whole, so a changed digit or a dropped 不 is a word the item lacks."""
-    return frozenset(run.casefold() for run in _RUN_RE.findall(normalize_text(text)))
