@@ -181,3 +181,20 @@ def test_evidence_on_assistant_turns_is_reported(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["evidenceOnAssistant"] == 1
     assert "1 of 2 evidence turns are assistant messages" in result.stderr
+
+
+def test_budget_runs_the_bench_at_another_budget_and_reports_what_a_token_buys() -> None:
+    """`--budget N` assembles at N tokens without a config file; the report gives mean and
+    p95 block tokens and recall per 1 000 tokens, overall and per category."""
+    small, large = bench_json("--budget", "200"), bench_json("--budget", "3000")
+    assert (small["budget"], large["budget"]) == (200, 3000)
+    for data in (small, large):
+        for row in data["report"].values():
+            assert {"blockRecall", "blockTokens", "blockTokensP95", "recallPer1kTokens"} <= set(row)
+    s, lg = small["report"]["overall"], large["report"]["overall"]
+    assert s["blockTokensP95"] <= 200 < lg["blockTokensP95"]
+    assert s["blockTokens"] <= s["blockTokensP95"]
+    assert s["blockRecall"] <= lg["blockRecall"]
+    assert s["recallPer1kTokens"] == pytest.approx(
+        1000 * s["blockRecall"] / s["blockTokens"], rel=1e-3
+    )
