@@ -67,7 +67,9 @@ def to_text(*renderables: RenderableType) -> str:
 # Columns that hold something a person copies into the next command (an item id, a
 # session id, `seq:N`, a rule id): never broken across lines, whatever the width, so a
 # pasted id is whole. The other columns wrap to make room.
-WHOLE_COLUMNS: Final = frozenset({"id", "item", "session", "ref", "source", "rule", "seq"})
+WHOLE_COLUMNS: Final = frozenset(
+    {"id", "item", "session", "ref", "source", "rule", "seq", "governs", "said"}
+)
 # The least width, in cells, each other column needs beside the whole ones; more when
 # its text quotes an id (an omission's reason names the item that replaced another).
 MIN_FREE: Final = 8

@@ -17,7 +17,10 @@ from lcm_core.capture.project import sibling_sessions
 from lcm_core.config import Config, deep_merge, load_config
 from lcm_core.extraction import control
 from lcm_core.extraction.control import ForgetReport, Remembered
+from lcm_core.extraction.standing import rule_key
 from lcm_core.retrieval.rank import RankedItem, rank_items
+from lcm_core.retrieval.said import said_dates
+from lcm_core.retrieval.standing import rules_in_force
 from lcm_core.store.errors import StoreError
 from lcm_core.store.models import AssemblyLog, Event, EventHit, RuleOverride, Session, SkillFile
 from lcm_core.store.models import Rule as StoredRule
@@ -252,6 +255,30 @@ def stored_rules(store: SkillStore) -> list[StoredRule]:
 def rule_overrides(store: SkillStore) -> list[RuleOverride]:
     """The user's overrides, by rule id."""
     return store.list_rule_overrides()
+
+
+@dataclass(frozen=True, slots=True)
+class StandingRule:
+    """A user's rule in force as a face shows it: what it governs, its words, where and when."""
+
+    id: str
+    key: str
+    content: str
+    session_id: str
+    said: str | None
+
+
+def standing_rules(store: MemoryStore, session_id: str, config: Config) -> list[StandingRule]:
+    """The rules every step of the session restates (its project's too with project scope),
+    in the block's order: pinned first, then the newest."""
+    found = rules_in_force(store, session_id, project=config.memory.scope == "project")
+    said = said_dates(store, session_id, found)
+    return [
+        StandingRule(
+            item.id, rule_key(item.scope), item.content, item.session_id, said.get(item.id)
+        )
+        for item in found
+    ]
 
 
 # --- people in control: forget, remember, pin (see lcm_core.extraction.control) -------------

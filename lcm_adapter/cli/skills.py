@@ -10,7 +10,15 @@ from typing import Any, Final
 import click
 
 from lcm_adapter import render
-from lcm_adapter.cli.base import emit, fail, json_option, opened_store, state
+from lcm_adapter.cli.base import (
+    emit,
+    fail,
+    json_option,
+    opened_store,
+    resolve_session,
+    session_option,
+    state,
+)
 from lcm_core import usecases
 from lcm_core.config import load_config
 from lcm_core.skills.select import (
@@ -203,6 +211,54 @@ def _render_rules(d: dict[str, Any]) -> str:
                 for r in d["rules"]
             ),
             title=f"rules ({len(d['rules'])}; * = overridden)",
+        )
+    )
+
+
+@rules.command("standing")
+@session_option
+@click.option(
+    "--scope",
+    type=click.Choice(["session", "project"]),
+    help="This session's rules, or its project's (default: memory.scope).",
+)
+@json_option
+@click.pass_context
+def rules_standing(
+    ctx: click.Context, session: str | None, scope: str | None, as_json: bool
+) -> None:
+    """The user's standing rules in force: what each governs, its words, when it was said."""
+    with opened_store(ctx) as store:
+        session_id = resolve_session(store, session)
+        config = state(ctx).config()
+        if scope is not None:
+            config = usecases.with_scope(config, scope)
+        found = usecases.standing_rules(store, session_id, config)
+    data = {
+        "session": session_id,
+        "scope": config.memory.scope,
+        "rules": [dataclasses.asdict(rule) for rule in found],
+    }
+    emit(as_json, data, _render_standing)
+
+
+def _render_standing(d: dict[str, Any]) -> str:
+    others = any(r["session_id"] != d["session"] for r in d["rules"])
+    return render.to_text(
+        render.table(
+            ("id", "governs", "said", *(("session",) if others else ()), "text"),
+            (
+                (
+                    r["id"],
+                    r["key"],
+                    r["said"] or "-",
+                    *((r["session_id"][:8],) if others else ()),
+                    r["content"][:120],
+                )
+                for r in d["rules"]
+            ),
+            title=f"standing rules in force for session {d['session']} ({d['scope']} scope, "
+            f"{len(d['rules'])})",
         )
     )
 

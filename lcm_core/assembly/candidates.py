@@ -40,15 +40,14 @@ from lcm_core.retrieval.rank import (
     ON_SCREEN,
     Omission,
     ablated,
-    newest_source_seq,
 )
 from lcm_core.retrieval.retriever import LexicalRetriever, Retriever
+from lcm_core.retrieval.said import said_dates
 from lcm_core.retrieval.shown import Shown, entry_key
 from lcm_core.retrieval.standing import rules_in_force
 from lcm_core.store.models import MemoryItem, Rule
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.block_words import BlockWords, block_words
-from lcm_core.text.dates import said_on
 from lcm_core.text.query import (
     LOGGED_QUERY_CHARS,
     QuerySignals,
@@ -132,33 +131,6 @@ class _Visibility:
 def _origin(item: MemoryItem, session_id: str) -> str | None:
     """The other session an item comes from (project scope), None for this session's own."""
     return item.session_id if item.session_id != session_id else None
-
-
-def _said_dates(store: MemoryStore, session_id: str, items: Sequence[MemoryItem]) -> dict[str, str]:
-    """item id -> the ISO date its newest source turn was said, read in one store call."""
-    dates: dict[str, str] = {}
-    # One read per session: another session's item (project scope) cites its own turns.
-    for source in sorted({item.session_id for item in items} | {session_id}):
-        newest = {
-            item.id: seq
-            for item in items
-            if item.session_id == source and (seq := newest_source_seq(item)) is not None
-        }
-        if not newest:
-            continue
-        events = store.get_events(source, sorted(set(newest.values())))
-        times = {e.seq: e.time for e in events}
-        for item_id, seq in newest.items():
-            date = said_on(times.get(seq))
-            if date:
-                dates[item_id] = date
-    for item in items:
-        # Another session's item with no dated turn still says when it was set down.
-        if item.session_id != session_id and item.id not in dates:
-            date = said_on(item.created_at)
-            if date:
-                dates[item.id] = date
-    return dates
 
 
 def _notice_candidates(
@@ -294,7 +266,7 @@ def collect_candidates(
         if current_text("resident", item.id, item.content)
     ]
     focus = signals.exact_signals()
-    said = _said_dates(
+    said = said_dates(
         store, session_id, [*standing, *resident, *(r.item for r in ranking.selected)]
     )
     for item in standing:

@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from lcm_core.assembly.packing import Candidate, Omission
+from lcm_core.assembly.packing import Candidate
 from lcm_core.assembly.snippet import sentence_spans
 from lcm_core.extraction.correct import correction_cue
 from lcm_core.retrieval.quoting import EvidenceRow
+from lcm_core.retrieval.rank import Omission
 from lcm_core.text.block_words import BlockWords
 from lcm_core.text.languages import en
 from lcm_core.text.lazy_regex import lazy_compile
