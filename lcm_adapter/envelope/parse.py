@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from typing import Any, Final
 
-from lcm_adapter.dsh.content import (
+from lcm_adapter.envelope.content import (
     MAX_SAFE_INT,
     TYPE_HANDLERS,
     RowFields,
