@@ -26,8 +26,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from lcm_adapter.dsh.capture import capture_batch
-from lcm_adapter.dsh.envelope import parse_envelope
+from lcm_adapter.envelope.capture import capture_batch
+from lcm_adapter.envelope.parse import parse_envelope
 from lcm_core.config import Config, load_config
 from lcm_core.store.rows import EVENT_COLUMNS, event_params
 from lcm_store_sqlite import SQLiteMemoryStore

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from capture_throughput import SESSION, floor_rows, run_floor, synthetic_events
 
-from lcm_adapter.dsh.envelope import parse_envelope
+from lcm_adapter.envelope.parse import parse_envelope
 from lcm_core.config import load_config
 from lcm_core.store.models import Event
 from lcm_core.store.rows import EVENT_COLUMNS

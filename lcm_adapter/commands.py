@@ -20,7 +20,7 @@ from lcm_core.extraction.control import ControlError
 from lcm_core.store.errors import StoreError, StoreNotFoundError
 
 if TYPE_CHECKING:
-    from lcm_adapter.runtime import MemoryRuntime
+    from lcm_adapter.runtime_state import RuntimeView
     from lcm_core.reports.export import ExportResult
 
 USAGE: Final = (
@@ -39,7 +39,7 @@ class CommandResult:
     text: str
 
 
-Handler = Callable[["MemoryRuntime", str, list[str]], CommandResult]
+Handler = Callable[["RuntimeView", str, list[str]], CommandResult]
 
 
 def split_input(raw: str) -> list[str]:
@@ -50,7 +50,7 @@ def split_input(raw: str) -> list[str]:
         return raw.split()
 
 
-def run_command(runtime: MemoryRuntime, session_id: str, argv: list[str]) -> CommandResult:
+def run_command(runtime: RuntimeView, session_id: str, argv: list[str]) -> CommandResult:
     """Dispatch one `memory ...` command line (the leading `memory` is optional)."""
     if argv and argv[0] in ("memory", "/memory"):
         argv = argv[1:]
@@ -63,19 +63,19 @@ def run_command(runtime: MemoryRuntime, session_id: str, argv: list[str]) -> Com
     return handler(runtime, session_id, args)
 
 
-def _status(runtime: MemoryRuntime, session_id: str, args: list[str]) -> CommandResult:
+def _status(runtime: RuntimeView, session_id: str, args: list[str]) -> CommandResult:
     if args:
         return CommandResult(False, "memory: status takes no arguments")
     return CommandResult(True, status_text(runtime, session_id))
 
 
-def _explain(runtime: MemoryRuntime, session_id: str, args: list[str]) -> CommandResult:
+def _explain(runtime: RuntimeView, session_id: str, args: list[str]) -> CommandResult:
     if args:
         return CommandResult(False, "memory: explain takes no arguments")
     return CommandResult(True, explain_text(runtime, session_id))
 
 
-def _inspect(runtime: MemoryRuntime, session_id: str, args: list[str]) -> CommandResult:
+def _inspect(runtime: RuntimeView, session_id: str, args: list[str]) -> CommandResult:
     if len(args) != 1:
         return CommandResult(False, "memory: inspect takes one item id (see memory search)")
     text = inspect_text(runtime, args[0], session_id)
@@ -84,14 +84,14 @@ def _inspect(runtime: MemoryRuntime, session_id: str, args: list[str]) -> Comman
     return CommandResult(True, text)
 
 
-def _search(runtime: MemoryRuntime, session_id: str, args: list[str]) -> CommandResult:
+def _search(runtime: RuntimeView, session_id: str, args: list[str]) -> CommandResult:
     query = " ".join(args).strip()
     if not query:
         return CommandResult(False, "memory: search needs some words")
     return CommandResult(True, search_text(runtime, session_id, query, SEARCH_LIMIT))
 
 
-def _export(runtime: MemoryRuntime, session_id: str, args: list[str]) -> CommandResult:
+def _export(runtime: RuntimeView, session_id: str, args: list[str]) -> CommandResult:
     if len(args) > 1:
         return CommandResult(False, "memory: export takes at most one folder name")
     target = Path(args[0]).expanduser() if args else default_export_path(runtime, session_id)
@@ -108,7 +108,7 @@ def _export(runtime: MemoryRuntime, session_id: str, args: list[str]) -> Command
     )
 
 
-def _purge(runtime: MemoryRuntime, session_id: str, args: list[str]) -> CommandResult:
+def _purge(runtime: RuntimeView, session_id: str, args: list[str]) -> CommandResult:
     unknown = [a for a in args if a != "--yes"]
     if unknown:
         return CommandResult(False, f"memory: purge takes only --yes (got {unknown[0]!r})")
@@ -126,7 +126,7 @@ def _purge(runtime: MemoryRuntime, session_id: str, args: list[str]) -> CommandR
     return CommandResult(True, f"purged {sum(deleted.values())} rows of session {session_id}")
 
 
-def _forget(runtime: MemoryRuntime, session_id: str, args: list[str]) -> CommandResult:
+def _forget(runtime: RuntimeView, session_id: str, args: list[str]) -> CommandResult:
     if not args or (args[0] == "--event" and (len(args) < 2 or not _is_int(args[1]))):
         return CommandResult(
             False, "memory: forget takes an item id, or --event SEQ (see memory search)"
@@ -157,7 +157,7 @@ def _is_int(text: str) -> bool:
     return text.lstrip("-").isdigit()
 
 
-def _remember(runtime: MemoryRuntime, session_id: str, args: list[str]) -> CommandResult:
+def _remember(runtime: RuntimeView, session_id: str, args: list[str]) -> CommandResult:
     kind = None
     if len(args) >= 2 and args[0] == "--kind":
         kind, args = args[1], args[2:]
@@ -172,7 +172,7 @@ def _remember(runtime: MemoryRuntime, session_id: str, args: list[str]) -> Comma
 
 
 def _pin(pinned: bool) -> Handler:
-    def handler(runtime: MemoryRuntime, session_id: str, args: list[str]) -> CommandResult:
+    def handler(runtime: RuntimeView, session_id: str, args: list[str]) -> CommandResult:
         verb = "pin" if pinned else "unpin"
         if len(args) != 1:
             return CommandResult(False, f"memory: {verb} takes one item id")
@@ -187,7 +187,7 @@ def _pin(pinned: bool) -> Handler:
     return handler
 
 
-def default_export_path(runtime: MemoryRuntime, session_id: str) -> Path:
+def default_export_path(runtime: RuntimeView, session_id: str) -> Path:
     """`exports/<session>` beside the database (or the working folder in memory)."""
     from lcm_core.store.registry import parse_store_url
 
@@ -197,7 +197,7 @@ def default_export_path(runtime: MemoryRuntime, session_id: str) -> Path:
     return base / "exports" / (safe or "session")
 
 
-def export_session(runtime: MemoryRuntime, session_id: str, target: Path) -> ExportResult:
+def export_session(runtime: RuntimeView, session_id: str, target: Path) -> ExportResult:
     """The session as a JSONL export folder, written by the core's exporter: what `lcm
     export --format jsonl --session` writes and `lcm import` reads. An earlier export
     at the same place is replaced; any other file or folder there is refused."""

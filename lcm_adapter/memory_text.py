@@ -18,7 +18,7 @@ from lcm_core.store.models import AssemblyLog, ValidationLog
 from lcm_core.text.dates import readable_time
 
 if TYPE_CHECKING:
-    from lcm_adapter.runtime import MemoryRuntime
+    from lcm_adapter.runtime_state import RuntimeView
 
 CLIP = 200
 
@@ -49,7 +49,7 @@ def _validation_line(log: ValidationLog | None) -> str:
     return f"{log.target}: {state}" + (", blocked" if log.blocked else "")
 
 
-def status_text(runtime: MemoryRuntime, session_id: str) -> str:
+def status_text(runtime: RuntimeView, session_id: str) -> str:
     """The session's counts, cursors, budget, latest runs, compatibility and our counters."""
     report = diagnostics.status(runtime.store, session_id, runtime.config)
     stats = runtime.stats
@@ -96,7 +96,7 @@ def status_text(runtime: MemoryRuntime, session_id: str) -> str:
     return "long-conversation-memory status\n" + render_pairs(pairs)
 
 
-def explain_text(runtime: MemoryRuntime, session_id: str) -> str:
+def explain_text(runtime: RuntimeView, session_id: str) -> str:
     """The latest logged assembly and validation run, as stored, and any pending reminder."""
     report = diagnostics.explain(runtime.store, session_id, runtime.config)
     parts: list[str] = []
@@ -129,7 +129,7 @@ def _item_lines(found: ItemInspection) -> list[str]:
     return lines
 
 
-def inspect_text(runtime: MemoryRuntime, ref: str, session_id: str | None = None) -> str | None:
+def inspect_text(runtime: RuntimeView, ref: str, session_id: str | None = None) -> str | None:
     """An item, an event label `seq:N` of the session, a rule or a skill; None if unknown."""
     report = diagnostics.inspect(runtime.store, ref, session_id)
     if report.kind == "item" and report.item is not None:
@@ -158,7 +158,7 @@ def inspect_text(runtime: MemoryRuntime, ref: str, session_id: str | None = None
     return None
 
 
-def search_text(runtime: MemoryRuntime, session_id: str, query: str, limit: int) -> str:
+def search_text(runtime: RuntimeView, session_id: str, query: str, limit: int) -> str:
     """Ranked memory items for the words, then matching raw events."""
     found = usecases.search(runtime.store, session_id, query, runtime.config, limit)
     lines = [f"memory items for {query!r}:"]

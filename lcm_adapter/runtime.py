@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from lcm_adapter import hostmsg
-from lcm_adapter.dsh.capture import capture_batch, capture_event
+from lcm_adapter.envelope.capture import capture_batch, capture_event
 from lcm_adapter.paths import resolve_db_url
+from lcm_adapter.runtime_state import RuntimeStats
 from lcm_core import usecases
 from lcm_core.assembly.assemble import AssemblyResult, assemble
 from lcm_core.assembly.log import log_assembly
@@ -43,29 +44,6 @@ MAX_ERROR_CHARS: Final = 300
 ALLOW: Final[dict[str, str]] = {"kind": "allow"}
 # How many recent assembly logs to read, in widening passes, for a block this turn showed.
 SAME_TURN_LOOKBACK: Final = (2, 16, 64)
-
-
-@dataclass(slots=True)
-class RuntimeStats:
-    """Counters of what this runtime did and what went wrong, since it was opened."""
-
-    events: int = 0
-    inserted: int = 0
-    capture_errors: int = 0
-    extraction_errors: int = 0
-    validation_errors: int = 0
-    pre_steps: int = 0
-    injected: int = 0
-    pre_step_errors: int = 0
-    host_skips: int = 0
-    pre_tool_errors: int = 0
-    denials: int = 0
-    command_errors: int = 0
-    last_error: str | None = None
-    last_skip: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
 
 
 def _short(text: str) -> str:

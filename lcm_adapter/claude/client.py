@@ -186,7 +186,7 @@ def main() -> None:
     here = os.path.dirname(os.path.realpath(__file__))
     if sys.path and os.path.realpath(sys.path[0] or ".") == here:
         sys.path[0] = os.path.dirname(os.path.dirname(here))  # the folder holding lcm_adapter
-    from lcm_adapter.entry import hook_call
+    from lcm_adapter.claude.argv import hook_call
 
     call = hook_call(sys.argv[1:])
     if call is None:

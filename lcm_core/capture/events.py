@@ -4,7 +4,7 @@ Two entry points share one path: `capture_batch` for replays and backfills (one 
 transaction per batch, bulk insert) and `capture_event` for the live `session/event`
 stream. Both are host-facing, so neither raises: every problem is counted in the
 returned `CaptureReport`. The host's envelope format is the caller's: it passes a
-`Parser` (the DSH one is `lcm_adapter.dsh.envelope.parse_envelope`).
+`Parser` (the DSH one is `lcm_adapter.envelope.parse.parse_envelope`).
 """
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
 from lcm_core.capture.private import Scrubber, scrub_row
+from lcm_core.capture.rows import ParsedRow, Parser, ParseResult
 from lcm_core.clock import utc_now_iso
 from lcm_core.config import Config
 from lcm_core.store.models import ArchiveEntry, Event, Session
@@ -46,33 +47,6 @@ MAX_SESSION_ID_CHARS: Final = 512
 MAX_REASON_CHARS: Final = 200
 
 Clock = Callable[[], str]
-
-
-@dataclass(frozen=True, slots=True)
-class ParsedRow:
-    """One row to store, plus the text to archive for it (None when not archived)."""
-
-    event: Event
-    archive_text: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ParseResult:
-    """What one envelope became: rows, or a rejection reason, plus repair notes."""
-
-    rows: tuple[ParsedRow, ...] = ()
-    seq: int | None = None
-    error: str | None = None
-    notes: tuple[str, ...] = ()
-    unknown_type: str | None = None
-
-
-class Parser(Protocol):
-    """Turns one host envelope into rows; pure, and never raises on bad input."""
-
-    def __call__(
-        self, session_id: str, raw: Any, *, ingested_at: str, archive_limit: int
-    ) -> ParseResult: ...
 
 
 def is_generated_kind(source_kind: str | None) -> bool:

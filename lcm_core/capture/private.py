@@ -14,15 +14,12 @@ from the scrubbed text, so no digest of the clear text is stored either.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
+from lcm_core.capture.rows import ParsedRow
 from lcm_core.config import Config
 from lcm_core.text.private import hide_private
 from lcm_core.text.redact import redact
 from lcm_core.text.tokens import sha256_hex
-
-if TYPE_CHECKING:
-    from lcm_core.capture.events import ParsedRow
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,9 +11,9 @@ what the number warning is for.
 from __future__ import annotations
 
 import re
-from typing import Any, Final
+from collections.abc import Sequence
+from typing import Any, Final, Protocol
 
-from lcm_core.store.models import MemoryItem
 from lcm_core.text.lazy_regex import lazy_compile
 from lcm_core.text.numbers_vocab import ATTACHED_UNITS, CURRENCY_PREFIX, SPACED_UNITS
 
@@ -112,7 +112,17 @@ def is_identifier(number: dict[str, Any]) -> bool:
     return number.get("unit") in IDENTIFIER_UNITS
 
 
-def flagged_numbers(item: MemoryItem) -> list[dict[str, Any]]:
+class Numbered(Protocol):
+    """What `flagged_numbers` reads of a memory item (text tools import no store model)."""
+
+    @property
+    def numbers(self) -> Sequence[dict[str, Any]]: ...
+
+    @property
+    def conditions(self) -> Sequence[str]: ...
+
+
+def flagged_numbers(item: Numbered) -> list[dict[str, Any]]:
     """The measurements of an item that lack a condition or a unit; identifiers never are."""
     flagged: list[dict[str, Any]] = []
     for number in item.numbers:

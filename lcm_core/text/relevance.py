@@ -25,11 +25,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-import snowballstemmer  # type: ignore[import-untyped]
-
 from lcm_core.text.languages import en, zh
 from lcm_core.text.languages.bridge import translations
 from lcm_core.text.lazy_regex import lazy_compile
+from lcm_core.text.stemming import stem
 from lcm_core.text.tokens import (
     BM25_B,
     BM25_K1,
@@ -39,7 +38,6 @@ from lcm_core.text.tokens import (
 )
 
 _WORD_RE: Final = lazy_compile(r"[^\W_]+(?:'[^\W_]+)*")
-_STEMMER: Final = snowballstemmer.stemmer("english")
 # The least idf a matched term keeps, so tiny sessions still rank what they hold.
 IDF_FLOOR: Final = 0.05
 # A scope is taken to hold at least this many rows when idf is computed: in a session of a
@@ -48,12 +46,6 @@ IDF_FLOOR: Final = 0.05
 MIN_SCOPE_ROWS: Final = 100
 # Weight of a query term that comes from the bridge, not from the user's words.
 BRIDGE_WEIGHT: Final = 0.6
-
-
-@functools.lru_cache(maxsize=65_536)
-def stem(word: str) -> str:
-    """The Snowball (Porter2) stem of a lower-case English word."""
-    return str(_STEMMER.stemWord(word))
 
 
 def _word_token(word: str, stop: bool = True, stemmed: bool = True) -> str | None:

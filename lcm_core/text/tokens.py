@@ -11,7 +11,6 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, TypeVar
 
-from lcm_core.store.models import MAX_EVENT_TEXT
 from lcm_core.text.lazy_regex import Regex, lazy_compile
 
 # Han (incl. extension A and compatibility), kana and Hangul: scripts written without
@@ -57,7 +56,7 @@ def normalize_text(value: str) -> str:
     return unicodedata.normalize("NFC", text).strip()
 
 
-def clamp_text(text: str, limit: int = MAX_EVENT_TEXT) -> tuple[str, bool]:
+def clamp_text(text: str, limit: int) -> tuple[str, bool]:
     """Cut text to `limit` characters; the flag says whether anything was cut."""
     if len(text) <= limit:
         return text, False

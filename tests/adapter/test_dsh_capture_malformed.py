@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from lcm_adapter.dsh.capture import capture_batch, capture_event
+from lcm_adapter.envelope.capture import capture_batch, capture_event
 from lcm_core.config import load_config
 from lcm_core.store.errors import StorageFullError
 from lcm_core.store.models import MAX_EVENT_TEXT, Event

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from lcm_adapter.dsh.capture import capture_batch, capture_event
+from lcm_adapter.envelope.capture import capture_batch, capture_event
 from lcm_core.config import load_config
 from lcm_core.store.models import TABLES
 from lcm_store_sqlite import SQLiteMemoryStore
@@ -238,7 +238,7 @@ def test_live_event_by_event_matches_a_batch(
 
 CHILD = r"""
 import json, sys, time
-from lcm_adapter.dsh.capture import capture_batch
+from lcm_adapter.envelope.capture import capture_batch
 from lcm_core.config import load_config
 from lcm_store_sqlite import SQLiteMemoryStore
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from lcm_adapter.claude.argv import hook_call
 from lcm_adapter.cli.main import cli
-from lcm_adapter.entry import hook_call
 
 DEMO_SESSION = "0b6f3c2e-9a41-4d7e-b8c5-1e2f3a4b5c6d"
 # Runs the console entry and reports on stderr's last line whether click was imported.

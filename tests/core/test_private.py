@@ -8,8 +8,9 @@ import pytest
 
 from lcm_core.assembly.assemble import assemble
 from lcm_core.assembly.step import StepMessage
-from lcm_core.capture.events import ParsedRow, ParseResult, capture_batch
+from lcm_core.capture.events import capture_batch
 from lcm_core.capture.private import Scrubber
+from lcm_core.capture.rows import ParsedRow, ParseResult
 from lcm_core.config import load_config
 from lcm_core.store.memory import InMemoryStore
 from lcm_core.store.models import Event

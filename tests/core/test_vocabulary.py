@@ -17,7 +17,7 @@ import pytest
 
 from lcm_core.text.languages import bridge, en, zh
 from lcm_core.text.languages.vocabulary import DATA_DIR, VocabularyError, WordFile
-from lcm_core.text.relevance import stem
+from lcm_core.text.stemming import stem
 
 ROOT = Path(__file__).resolve().parents[2]
 

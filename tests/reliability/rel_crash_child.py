@@ -20,7 +20,7 @@ from typing import Any
 
 from rel_support import stream_event
 
-from lcm_adapter.dsh.capture import capture_batch, capture_event
+from lcm_adapter.envelope.capture import capture_batch, capture_event
 from lcm_core.config import load_config
 from lcm_store_sqlite import SQLiteMemoryStore
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from rel_support import matches_stream, stream_event
 
-from lcm_adapter.dsh.capture import capture_event
+from lcm_adapter.envelope.capture import capture_event
 from lcm_core.config import load_config
 from lcm_core.store.errors import StoreError
 from lcm_core.store.models import Event

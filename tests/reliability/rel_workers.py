@@ -24,7 +24,7 @@ from typing import Any
 
 from rel_support import marker, stream_event
 
-from lcm_adapter.dsh.capture import capture_batch, capture_event
+from lcm_adapter.envelope.capture import capture_batch, capture_event
 from lcm_core.config import load_config
 from lcm_core.store.errors import StoreBusyError
 from lcm_core.store.models import Event

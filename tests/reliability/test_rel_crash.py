@@ -20,7 +20,7 @@ from typing import Any
 
 import rel_support as rs
 
-from lcm_adapter.dsh.capture import capture_batch
+from lcm_adapter.envelope.capture import capture_batch
 from lcm_core.config import load_config
 from lcm_core.store.models import ITEM_STATUSES
 from lcm_store_sqlite import SQLiteMemoryStore

@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 import rel_support as rs
 
-from lcm_adapter.dsh.capture import capture_batch
+from lcm_adapter.envelope.capture import capture_batch
 from lcm_core.config import load_config
 from lcm_core.store.errors import StoreError, StoreOpenError
 from lcm_core.store.models import Event

@@ -16,7 +16,7 @@ import rel_support as rs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lcm_adapter.dsh.capture import capture_batch, capture_event
+from lcm_adapter.envelope.capture import capture_batch, capture_event
 from lcm_core.capture.events import CaptureReport
 from lcm_core.config import load_config
 from lcm_store_sqlite import SQLiteMemoryStore

@@ -17,7 +17,7 @@ import rel_support as rs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lcm_adapter.dsh.capture import capture_batch
+from lcm_adapter.envelope.capture import capture_batch
 from lcm_core.config import DEFAULTS, LIMITS, Config, Limit, budget_tokens, load_config
 from lcm_store_sqlite import SQLiteMemoryStore
 

@@ -18,7 +18,7 @@ import rel_support as rs
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from lcm_adapter.dsh.capture import capture_batch
+from lcm_adapter.envelope.capture import capture_batch
 from lcm_core.config import load_config
 from lcm_core.store.errors import StoreError
 from lcm_core.store.ports import MemoryStore

@@ -56,7 +56,7 @@ def lcm(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
 
 _CREATE = """
 import sys
-from lcm_adapter.dsh.capture import capture_batch
+from lcm_adapter.envelope.capture import capture_batch
 from lcm_core.config import load_config
 from lcm_store_sqlite import SQLiteMemoryStore
 import rel_support as rs

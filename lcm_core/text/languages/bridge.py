@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from lcm_core.text.languages.vocabulary import WordFile
+from lcm_core.text.stemming import stem
 from lcm_core.text.tokens import CJK_RE
 
 
@@ -44,8 +45,6 @@ class _Index:
 @functools.lru_cache(maxsize=1)
 def _index() -> _Index:
     """English stem tuple -> Chinese words, and Chinese word -> English words."""
-    from lcm_core.text.relevance import stem  # the stemmer lives with relevance; imported late
-
     to_zh: dict[tuple[str, ...], list[str]] = {}
     to_en: dict[str, list[str]] = {}
     for english, chinese in pairs():

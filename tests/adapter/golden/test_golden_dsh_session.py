@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from lcm_adapter.dsh.capture import capture_batch
+from lcm_adapter.envelope.capture import capture_batch
 from lcm_core.assembly.assemble import assemble
 from lcm_core.assembly.step import StepMessage
 from lcm_core.config import load_config

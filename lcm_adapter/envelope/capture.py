@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from lcm_adapter.dsh.envelope import parse_envelope
+from lcm_adapter.envelope.parse import parse_envelope
 from lcm_core.capture import events as core
 from lcm_core.capture.events import CaptureReport, Clock
 from lcm_core.config import Config

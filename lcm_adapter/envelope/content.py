@@ -1,6 +1,6 @@
 """Read the text and provenance out of DSH event payloads: content blocks, sources, per-type fields.
 
-Pure helpers used by `events_dsh`: a handler per event type fills a `RowFields` and
+Pure helpers used by `parse`: a handler per event type fills a `RowFields` and
 appends text to a `TextSink`. Nothing here raises on malformed input; oddities become
 notes on the sink, which the caller reports as repairs.
 """

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from typing import Any, Final
 
-from lcm_adapter.dsh.content import (
+from lcm_adapter.envelope.content import (
     MAX_SAFE_INT,
     TYPE_HANDLERS,
     RowFields,
@@ -34,7 +34,7 @@ from lcm_adapter.dsh.content import (
     int_field,
     label,
 )
-from lcm_core.capture.events import ParsedRow, ParseResult
+from lcm_core.capture.rows import ParsedRow, ParseResult
 from lcm_core.store.models import MAX_EVENT_TEXT, Event
 from lcm_core.text.tokens import clamp_text, normalize_text, sha256_hex
 
