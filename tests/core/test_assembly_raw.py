@@ -66,7 +66,10 @@ def test_an_item_comes_first_and_cites_its_turn(script: Any, store: MemoryStore)
     assert len(result.item_ids) == 1
     assert result.evidence_refs[0] == "seq:3"
     # The item names the turn it came from; `explain` says which items a turn supports.
-    assert f"[mem {result.item_ids[0]}] constraint: “never book anything before 9 am” · seq:3" in result.text
+    assert (
+        f"[mem {result.item_ids[0]}] constraint: “never book anything before 9 am” · seq:3"
+        in result.text
+    )
     reasons = {r["ref"]: r for r in result.reasons if r["kind"] == "evidence"}
     assert reasons["seq:3"]["items"] == [result.item_ids[0]]
     assert set(result.evidence_refs) == {"seq:1", "seq:3", "seq:4"}

@@ -88,5 +88,8 @@ def test_a_chinese_block_quotes_the_answering_sentence(script: Any) -> None:
     script.user(1, text, time="2026-03-02T09:15:00+08:00")
     result = assemble(script.store, S, ask("预算是多少？"))
     assert result.injected and "seq:1" in result.evidence_refs
-    assert "预算不超过3000元（含税）。" in result.text and "[ev seq:1] 2026-03-02: “… 预算" in result.text
+    assert (
+        "预算不超过3000元（含税）。" in result.text
+        and "[ev seq:1] 2026-03-02: “… 预算" in result.text
+    )
     assert "去机场接客户" not in result.text
