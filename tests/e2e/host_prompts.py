@@ -1,0 +1,52 @@
+"""One scripted session that makes memory work on most turns, for the compaction-count runs.
+
+A goal, a budget with its tax condition, a latency limit with its condition and a
+corrected port are set first; then the user walks through many files of one shape
+("src/module_N.py"), asks again about what was set, and halfway switches from English to
+Chinese (the goal is then worth restating only if no block in view shows it yet). Every
+turn carries some padding so DSH's lowered thresholds are crossed without memory too.
+Used by `test_dsh_host_share.py` and `benchmarks/host_share.py`.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+GOAL: Final = "Goal: ship the invoice export to staging by Friday."
+SETUP: Final = (
+    GOAL,
+    "这个项目的预算不超过3000元（含税）。",
+    "The p95 latency of /invoices must stay under 180 ms when the cache is warm.",
+    "The staging database listens on port 6432.",
+    "Correction: the staging database listens on port 5433, not 6432.",
+)
+TOPICS: Final = ("invoice", "tax", "currency", "customer", "export", "audit", "refund")
+PAD_EN: Final = " Some notes on naming and layout that matter little." * 6
+PAD_ZH: Final = "，顺便记一些关于命名和排版的次要说明" * 6
+
+
+def prompts(turns: int) -> list[str]:
+    """The user's messages of a `turns`-turn session (the same for every run)."""
+    out = list(SETUP[:turns])
+    half = len(SETUP) + (turns - len(SETUP)) // 2
+    for turn in range(len(SETUP) + 1, turns + 1):
+        topic = TOPICS[turn % len(TOPICS)]
+        chinese = turn > half
+        if turn % 6 == 0:
+            text = (
+                "staging 数据库的端口是多少？预算是多少？"
+                if chinese
+                else "What port does the staging database listen on, and what is the budget?"
+            )
+        elif turn % 6 == 3:
+            text = (
+                "/invoices 的 p95 延迟要求是什么？"
+                if chinese
+                else "What must the p95 latency of /invoices stay under?"
+            )
+        elif chinese:
+            text = f"接下来看 src/module_{turn}.py 文件，它处理{topic}记录{PAD_ZH}。"
+        else:
+            text = f"Let's look at file src/module_{turn}.py next; it parses {topic} rows.{PAD_EN}"
+        out.append(text)
+    return out
