@@ -31,14 +31,14 @@ sys.path.insert(0, str(HERE.parent / "tests" / "e2e"))  # the e2e helpers and pr
 
 from dsh_session import DshSession, compaction_rows  # noqa: E402
 from fake_model import FakeModel  # noqa: E402
-from host_prompts import prompts  # noqa: E402
+from host_prompts import REPLY, prompts  # noqa: E402
 
 
 def run(
-    root: Path, cache: Path, threshold: int, share: float | None, turns: int
+    root: Path, cache: Path, threshold: int, share: float | None, turns: int, reply: str
 ) -> dict[str, Any]:
     """One session; `share` None runs DSH without the plugin."""
-    model = FakeModel().start()
+    model = FakeModel(default_text=reply).start() if reply else FakeModel().start()
     settings = None if share is None else {"assembly": {"hostShare": share}}
     session = DshSession(root, model, settings, compaction_rows(threshold), share is not None)
     compactions = 0
@@ -72,6 +72,11 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=40)
     parser.add_argument("--thresholds", default="3000,2000", help="DSH thresholds in tokens")
     parser.add_argument("--shares", default="0,0.1,0.2", help="assembly.hostShare values")
+    parser.add_argument(
+        "--short-replies",
+        action="store_true",
+        help="the fake model's seven-character reply instead of a few sentences",
+    )
     parser.add_argument("--keep", type=Path, default=None, help="work in this folder and keep it")
     args = parser.parse_args()
     thresholds = [int(t) for t in args.thresholds.split(",")]
@@ -80,7 +85,9 @@ def main() -> None:
         os.environ.get("PKG_NATIVE_CACHE_PATH") or Path(tempfile.gettempdir()) / "lcm-pkg-cache"
     )
     cache.mkdir(parents=True, exist_ok=True)
-    print(f"{args.turns} turns per session (tests/e2e/host_prompts.py)")
+    reply = "" if args.short_replies else REPLY
+    kind = "seven-character replies" if args.short_replies else f"{len(REPLY)}-character replies"
+    print(f"{args.turns} turns per session (tests/e2e/host_prompts.py), {kind}")
     print(
         f"{'threshold':>9} {'share':>6} {'off':>4} {'on':>4} {'on/off':>7}"
         f" {'blocks':>7} {'budget':>7} {'used':>6}"
@@ -88,9 +95,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="lcm-host-share-") as scratch:
         base = args.keep or Path(scratch)
         for threshold in thresholds:
-            off = run(base / f"t{threshold}-off", cache, threshold, None, args.turns)
+            off = run(base / f"t{threshold}-off", cache, threshold, None, args.turns, reply)
             for share in shares:
-                on = run(base / f"t{threshold}-s{share}", cache, threshold, share, args.turns)
+                on = run(
+                    base / f"t{threshold}-s{share}", cache, threshold, share, args.turns, reply
+                )
                 ratio = on["compactions"] / off["compactions"] if off["compactions"] else 0.0
                 print(
                     f"{threshold:>9} {share:>6.2f} {off['compactions']:>4} {on['compactions']:>4}"

@@ -22,7 +22,17 @@ SETUP: Final = (
 )
 TOPICS: Final = ("invoice", "tax", "currency", "customer", "export", "audit", "refund")
 PAD_EN: Final = " Some notes on naming and layout that matter little." * 6
-PAD_ZH: Final = "，顺便记一些关于命名和排版的次要说明" * 6
+PAD_ZH: Final = "，文件里主要是字段映射和格式转换的代码" * 6
+
+
+# An assistant's answer of a few sentences (the fake model's default is seven characters,
+# far shorter than any real reply, which would make every block look large).
+REPLY: Final = (
+    "Understood. I will keep the budget, the latency limit and the corrected port in mind, "
+    "read the module you named, check how it maps each field and converts formats, and "
+    "report anything that does not match the export spec before we move on. "
+    "好的，我会按这个顺序继续检查，发现问题再告诉你。"
+)
 
 
 def prompts(turns: int) -> list[str]:
