@@ -6,7 +6,7 @@ and a switch from English to Chinese halfway) runs on the real DSH runtime (prof
 sdk-minimal, a fake model on 127.0.0.1) with DSH's compaction threshold lowered to a
 few thousand tokens: once without the plugin, once with it for each `assembly.hostShare`.
 Share 0 is the fixed budget (`assembly.softBudgetTokens`); a share s makes the block's
-budget s x the threshold DSH reports (with a floor). Printed per threshold and share:
+budget s x the threshold DSH reports, never below `assembly.minBudgetTokens`. Printed per threshold and share:
 compactions without and with memory, their ratio, the turns that got a block and the
 mean budget and tokens of the injected blocks (from the assembly log).
 
@@ -14,6 +14,7 @@ Needs the `e2e` extra (deepseek-harness-sdk and deepseek-harness-runtime-bin).
 
     python benchmarks/host_share.py
     python benchmarks/host_share.py --turns 70 --thresholds 3000,2000 --shares 0,0.1,0.2
+    python benchmarks/host_share.py --rules 6 --short-replies
 """
 
 from __future__ import annotations
@@ -35,7 +36,12 @@ from host_prompts import REPLY, prompts  # noqa: E402
 
 
 def run(
-    root: Path, cache: Path, threshold: int, share: float | None, turns: int, reply: str
+    root: Path,
+    cache: Path,
+    threshold: int,
+    share: float | None,
+    texts: list[str],
+    reply: str,
 ) -> dict[str, Any]:
     """One session; `share` None runs DSH without the plugin."""
     model = FakeModel(default_text=reply).start() if reply else FakeModel().start()
@@ -44,7 +50,7 @@ def run(
     compactions = 0
     try:
         session.start(cache)
-        for text in prompts(turns):
+        for text in texts:
             result = session.run(text)
             if result.finish_reason != "completed":
                 raise SystemExit(f"a turn did not complete: {session.stderr_tail()}")
@@ -69,9 +75,12 @@ def run(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--turns", type=int, default=40)
+    parser.add_argument("--turns", type=int, default=70)
     parser.add_argument("--thresholds", default="3000,2000", help="DSH thresholds in tokens")
     parser.add_argument("--shares", default="0,0.1,0.2", help="assembly.hostShare values")
+    parser.add_argument(
+        "--rules", type=int, default=0, help="standing rules set after the first five turns (0-6)"
+    )
     parser.add_argument(
         "--short-replies",
         action="store_true",
@@ -87,7 +96,11 @@ def main() -> None:
     cache.mkdir(parents=True, exist_ok=True)
     reply = "" if args.short_replies else REPLY
     kind = "seven-character replies" if args.short_replies else f"{len(REPLY)}-character replies"
-    print(f"{args.turns} turns per session (tests/e2e/host_prompts.py), {kind}")
+    texts = prompts(args.turns, args.rules)
+    print(
+        f"{args.turns} turns per session (tests/e2e/host_prompts.py, {args.rules} more rules),"
+        f" {kind}"
+    )
     print(
         f"{'threshold':>9} {'share':>6} {'off':>4} {'on':>4} {'on/off':>7}"
         f" {'blocks':>7} {'budget':>7} {'used':>6}"
@@ -95,11 +108,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="lcm-host-share-") as scratch:
         base = args.keep or Path(scratch)
         for threshold in thresholds:
-            off = run(base / f"t{threshold}-off", cache, threshold, None, args.turns, reply)
+            off = run(base / f"t{threshold}-off", cache, threshold, None, texts, reply)
             for share in shares:
-                on = run(
-                    base / f"t{threshold}-s{share}", cache, threshold, share, args.turns, reply
-                )
+                on = run(base / f"t{threshold}-s{share}", cache, threshold, share, texts, reply)
                 ratio = on["compactions"] / off["compactions"] if off["compactions"] else 0.0
                 print(
                     f"{threshold:>9} {share:>6.2f} {off['compactions']:>4} {on['compactions']:>4}"

@@ -2,22 +2,20 @@
 
 A host that says how large its context is, or at how many tokens it compacts, gets a
 block that fits it: `min(budget_tokens(config), assembly.hostShare x size)`, never less
-than `HOST_FLOOR_TOKENS`, where size is the compaction threshold when the host names one
-(compacting is what a block too large for the host costs) and the context window
-otherwise. The adapter only reads the host's facts into a `HostWindow`; this module
+than `assembly.minBudgetTokens`, where size is the compaction threshold when the host
+names one (compacting is what a block too large for the host costs) and the context
+window otherwise. The floor is not lower because every block pays its header (~100-115
+tokens): measured on DSH (`benchmarks/host_share.py`), a 300-token budget spread the same
+entries over more blocks and made DSH compact more often than a 600-token one. The adapter only reads the host's facts into a `HostWindow`; this module
 decides, and says where the budget came from, for the assembly log and `explain`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 from lcm_core.config import Config, budget_tokens
-
-# The least budget a host share gives: the block's header (~100-115 tokens) and a few
-# entries. A host whose threshold is smaller than ten times this compacts anyway.
-HOST_FLOOR_TOKENS: Final = 300
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,8 +83,9 @@ def step_budget(config: Config, host: HostWindow | None = None) -> StepBudget:
     if shared >= configured:
         why = f"{setting}, within {share:g} x the {where} of {size} tokens ({shared})"
         return StepBudget(configured, "setting", why, host)
-    tokens = max(HOST_FLOOR_TOKENS, shared)
-    floor = f", raised to the floor {HOST_FLOOR_TOKENS}" if tokens > shared else ""
+    least = config.assembly.min_budget_tokens
+    tokens = max(least, shared)
+    floor = f", raised to assembly.minBudgetTokens {least}" if tokens > shared else ""
     why = f"{share:g} x the {where} of {size} tokens = {shared}{floor} (below {setting})"
     return StepBudget(min(tokens, configured), "host", why, host)
 

@@ -177,8 +177,8 @@ class AssemblySettings(Section):
         low=0.0,
         high=1.0,
         help="where the host says at how many tokens it compacts (DSH) or how large its "
-        "context is (Claude Code), the budget is at most this share of it (never below 300 "
-        "tokens, never above the budget above); 0 keeps the fixed budget",
+        "context is (Claude Code), the budget is at most this share of it (never below "
+        "`minBudgetTokens`, never above `softBudgetTokens`); 0 keeps the fixed budget",
     )
     skip_when_empty: bool = setting(
         True,

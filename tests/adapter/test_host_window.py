@@ -71,7 +71,7 @@ def test_dsh_saying_nothing_usable_gives_none(facts: Any) -> None:
 
 
 def test_the_sidecar_passes_dsh_facts_to_the_budget(tmp_path: Path) -> None:
-    """a preStep with DSH's facts logs a budget of 0.1 x its 3000-token threshold."""
+    """a preStep with DSH's facts logs a budget of 0.1 x its 3000-token threshold (floor 600)."""
     server = Sidecar(lambda settings: MemoryRuntime.open(str(tmp_path / "m.sqlite"), settings))
     sid = "会话-host"
     turns = [
@@ -94,9 +94,10 @@ def test_the_sidecar_passes_dsh_facts_to_the_budget(tmp_path: Path) -> None:
         log = runtime.store.list_assembly_logs(sid, limit=1)[0]
     finally:
         server.close()
-    assert log.budget_tokens == 300
+    assert log.budget_tokens == 600
     budget = next(r for r in log.reasons if r.get("kind") == "budget")
-    assert budget["origin"] == "host" and "DSH compaction-basic" in budget["why"]
+    assert budget["origin"] == "host"
+    assert "DSH compaction-basic (deepseek-v4-flash) compaction threshold of 3000" in budget["why"]
 
 
 def test_claude_code_window_and_percentage() -> None:

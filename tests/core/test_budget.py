@@ -7,11 +7,13 @@ from typing import Any
 import pytest
 
 from lcm_core.assembly.assemble import assemble
-from lcm_core.assembly.budget import HOST_FLOOR_TOKENS, HostWindow, step_budget
+from lcm_core.assembly.budget import HostWindow, step_budget
 from lcm_core.assembly.log import explain_text, log_assembly
 from lcm_core.config import load_config
 
 DEFAULT = load_config()
+# `minBudgetTokens` lowered so the share itself shows at a small threshold.
+LOW_FLOOR = load_config({"assembly": {"minBudgetTokens": 200}})
 DSH_3000 = HostWindow(1_000_000, 3000, "DSH compaction-basic (deepseek-v4-flash)")
 
 
@@ -25,7 +27,7 @@ def test_without_host_facts_the_setting_is_the_budget() -> None:
 
 def test_a_small_compaction_threshold_sets_the_budget() -> None:
     """0.1 of a 3000-token threshold is 300; the reason names the host and the figures."""
-    budget = step_budget(DEFAULT, DSH_3000)
+    budget = step_budget(LOW_FLOOR, DSH_3000)
     assert (budget.tokens, budget.origin) == (300, "host")
     assert "0.1 x the DSH compaction-basic" in budget.why
     assert "compaction threshold of 3000 tokens = 300" in budget.why
@@ -36,7 +38,9 @@ def test_a_small_compaction_threshold_sets_the_budget() -> None:
 def test_the_threshold_wins_over_the_window_and_the_floor_holds() -> None:
     """the compaction threshold is the size when both are known; below the floor, the floor."""
     small = step_budget(DEFAULT, HostWindow(1_000_000, 2000, "DSH"))
-    assert small.tokens == HOST_FLOOR_TOKENS and "floor" in small.why
+    assert small.tokens == 600 and "raised to assembly.minBudgetTokens 600" in small.why
+    middle = step_budget(DEFAULT, HostWindow(1_000_000, 20_000, "DSH"))
+    assert middle.tokens == 2000 and middle.origin == "host"
     window_only = step_budget(DEFAULT, HostWindow(context_tokens=8000, source="Claude Code"))
     assert window_only.tokens == 800 and "context window of 8000" in window_only.why
 
@@ -53,8 +57,10 @@ def test_a_large_host_keeps_the_setting() -> None:
     [
         ({"assembly": {"hostShare": 0}}, 3000),  # off: the fixed budget
         ({"assembly": {"hostShare": 0.5}}, 1500),
+        ({"assembly": {"minBudgetTokens": 200}}, 300),
+        ({"assembly": {"minBudgetTokens": 800}}, 800),  # the floor is the least budget
         ({"assembly": {"softBudgetTokens": 1000, "hostShare": 1.0}}, 1000),  # never above
-        ({"assembly": {"softBudgetTokens": 50, "minBudgetTokens": 50}}, 50),  # nor the floor
+        ({"assembly": {"softBudgetTokens": 50, "minBudgetTokens": 50}}, 50),  # a tiny setting
     ],
 )
 def test_the_share_setting(settings: dict[str, Any], expected: int) -> None:
@@ -107,13 +113,13 @@ def test_a_block_on_a_small_host_fits_its_share(script: Any, lines: list[str], q
     for seq, text in enumerate(lines, start=1):
         script.user(seq, text)
         script.item(text, [seq], kind="constraint")
-    wide = assemble(script.store, "sess", query=query, config=DEFAULT)
-    fitted = assemble(script.store, "sess", query=query, config=DEFAULT, host=DSH_3000)
+    wide = assemble(script.store, "sess", query=query, config=LOW_FLOOR)
+    fitted = assemble(script.store, "sess", query=query, config=LOW_FLOOR, host=DSH_3000)
     assert wide.injected and fitted.injected
     assert wide.budget_tokens == 3000 and fitted.budget_tokens == 300
     assert fitted.used_tokens <= 300 < wide.used_tokens
     assert any("of the budget 300" in o.reason for o in fitted.omitted)
-    log_assembly(script.store, fitted, DEFAULT)
+    log_assembly(script.store, fitted, LOW_FLOOR)
     text = explain_text(script.store.list_assembly_logs("sess", limit=1)[0])
     assert "tokens: " in text and "of 300" in text
     assert "budget: 0.1 x the DSH compaction-basic" in text
