@@ -32,7 +32,7 @@ sys.path.insert(0, str(HERE.parent / "tests" / "e2e"))  # the e2e helpers and pr
 
 from dsh_session import DshSession, compaction_rows  # noqa: E402
 from fake_model import FakeModel  # noqa: E402
-from host_prompts import REPLY, prompts  # noqa: E402
+from host_prompts import REPLY, filler_prompts, prompts  # noqa: E402
 
 
 def run(
@@ -82,6 +82,12 @@ def main() -> None:
         "--rules", type=int, default=0, help="standing rules set after the first five turns (0-6)"
     )
     parser.add_argument(
+        "--filler",
+        action="store_true",
+        help="the compaction-survival test's script instead: four turns that set values, "
+        "then chatter",
+    )
+    parser.add_argument(
         "--short-replies",
         action="store_true",
         help="the fake model's seven-character reply instead of a few sentences",
@@ -96,11 +102,9 @@ def main() -> None:
     cache.mkdir(parents=True, exist_ok=True)
     reply = "" if args.short_replies else REPLY
     kind = "seven-character replies" if args.short_replies else f"{len(REPLY)}-character replies"
-    texts = prompts(args.turns, args.rules)
-    print(
-        f"{args.turns} turns per session (tests/e2e/host_prompts.py, {args.rules} more rules),"
-        f" {kind}"
-    )
+    texts = filler_prompts(args.turns) if args.filler else prompts(args.turns, args.rules)
+    script = "4 setting turns, then filler" if args.filler else f"{args.rules} more rules"
+    print(f"{args.turns} turns per session (tests/e2e/host_prompts.py, {script}), {kind}")
     print(
         f"{'threshold':>9} {'share':>6} {'off':>4} {'on':>4} {'on/off':>7}"
         f" {'blocks':>7} {'budget':>7} {'used':>6}"

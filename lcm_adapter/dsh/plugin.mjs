@@ -108,9 +108,9 @@ async function hostFacts(ctx, agent, signal, models) {
     }
     const info = models.get(key)
     const engine = ctx.get?.('compaction')
-    const config = engine?.config
-    const policy = Array.isArray(config?.modelPolicies)
-      ? config.modelPolicies.find((p) => p?.provider === provider && p?.model === model)
+    const tuning = engine?.config // compaction-basic's resolved settings
+    const policy = Array.isArray(tuning?.modelPolicies)
+      ? tuning.modelPolicies.find((p) => p?.provider === provider && p?.model === model)
       : undefined
     return {
       provider,
@@ -118,12 +118,12 @@ async function hostFacts(ctx, agent, signal, models) {
       contextWindow: info?.context?.contextWindow,
       defaultMaxTokens: info?.defaultMaxTokens,
       maxTokens: header?.maxTokens,
-      compaction: config
+      compaction: tuning
         ? {
             engine: engine?.constructor?.name,
-            auto: config.auto,
-            thresholdRatio: policy?.thresholdRatio ?? config.thresholdRatio,
-            headroomTokens: policy?.headroomTokens ?? config.headroomTokens,
+            auto: tuning.auto,
+            thresholdRatio: policy?.thresholdRatio ?? tuning.thresholdRatio,
+            headroomTokens: policy?.headroomTokens ?? tuning.headroomTokens,
           }
         : undefined,
     }

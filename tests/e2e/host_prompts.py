@@ -77,3 +77,14 @@ def prompts(turns: int, rules: int = 0) -> list[str]:
             text = f"Let's look at file src/module_{turn}.py next; it parses {topic} rows.{PAD_EN}"
         out.append(text)
     return out
+
+
+# The compaction-survival test's script (`test_dsh_compaction.py`): four turns that set
+# values, then chatter that mentions none of them (memory stays quiet on it).
+FILLER_SETUP: Final = SETUP[1:]
+FILLER: Final = "继续闲聊，" + "一些无关的填充文字。" * 30
+
+
+def filler_prompts(turns: int) -> list[str]:
+    """Four turns that set a budget, a limit and a corrected port, then filler."""
+    return [FILLER_SETUP[i] if i < len(FILLER_SETUP) else FILLER for i in range(turns)]
