@@ -75,21 +75,24 @@ _REF_RE: Final = lazy_compile(r"\[(?:mem|rule) [^\]\s]+\]|seq:\d{1,18}")
 def entry_key(entry: str) -> str:
     """The fingerprint an entry is recognised by in a later block, whatever its language.
 
-    An entry that names items, rules or seqs is recognised by them (`[mem …]`, `[rule …]`,
-    `seq:N`); the task state, the old task values, the disputed count, the untracked
-    compaction notice and the insufficient-evidence statement by what they say without
-    their label; anything else by its text.
+    The task state, the old task values, the disputed count, the untracked compaction
+    notice and the insufficient-evidence statement are recognised by what they say
+    without their label; an entry that names items, rules or seqs by them (`[mem …]`,
+    `[rule …]`, `seq:N`); anything else by its text.
     """
     text = entry.strip()
+    neutral = _neutral(text)
+    if neutral is not None:  # the user's own words may name a seq: the whole value counts
+        return sha256_hex(neutral)
     refs = _REF_RE.findall(text)
     if refs:
         lead = "ref" if text.startswith("- [") else "note"
         return sha256_hex("\0".join((lead, *refs)))
-    return sha256_hex(_neutral(text))
+    return sha256_hex(text)
 
 
-def _neutral(text: str) -> str:
-    """An entry without refs, stripped of the block words of its language."""
+def _neutral(text: str) -> str | None:
+    """A fixed entry (task state, statements) without the block words of its language."""
     for words in (ZH, EN):
         if text == words.insufficient:
             return "\0insufficient"
@@ -104,7 +107,7 @@ def _neutral(text: str) -> str:
         before, _, after = words.disputed_summary.partition("{count}")
         if text.startswith(before) and text.endswith(after):
             return f"\0disputed\0{text[len(before) : len(text) - len(after)]}"
-    return text
+    return None
 
 
 @dataclass(frozen=True, slots=True)
