@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from lcm_adapter.claude.cap import cap_block
+from lcm_core.assembly.budget import HostWindow
 from lcm_core.config import Config
 from lcm_core.store.registry import parse_store_url
 
@@ -207,7 +208,7 @@ def _answer(
         outcome.problems.append(str(last_error))
 
 
-def _host_window(payload: Mapping[str, Any]) -> Any:
+def _host_window(payload: Mapping[str, Any]) -> HostWindow | None:
     """What Claude Code's environment and the hook input say of its context size."""
     from lcm_adapter.claude.window import claude_host_window
 
@@ -238,7 +239,7 @@ def _reply_block(
     query: str | None,
     outcome: HookOutcome,
     cap: int,
-    host: Any = None,
+    host: HostWindow | None = None,
 ) -> None:
     """Reply with the block, capped; an empty one leaves its reason in the assembly log."""
     reply = runtime.pre_step(session_id, messages, None, None, query=query, host=host)

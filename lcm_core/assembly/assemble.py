@@ -6,11 +6,10 @@ the step's budget (`budget.py`: the setting, or a share of the host's context) i
 out with a reason. After a host compaction, and until each entry has been shown again,
 the task state and the resident set (`resident.py`) come first within
 `assembly.residentShare` of the budget, so the step's text never displaces what the
-user set down. The insufficient-evidence
-statement is added only when the step asks about the past (`recall.py`). The output
-depends only on stored state, the step's messages and config: no clock, no randomness.
-The function the host calls never raises; a failure comes back as `injected = False`
-with its errors.
+user set down. The insufficient-evidence statement is added only when the step asks
+about the past (`recall.py`). The output depends only on stored state, the step's
+messages and config: no clock, no randomness. The function the host calls never
+raises; a failure comes back as `injected = False` with its errors.
 """
 
 from __future__ import annotations
