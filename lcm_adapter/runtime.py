@@ -22,6 +22,7 @@ from lcm_adapter.paths import resolve_db_url
 from lcm_adapter.runtime_state import RuntimeStats
 from lcm_core import usecases
 from lcm_core.assembly.assemble import AssemblyResult, assemble
+from lcm_core.assembly.budget import HostWindow
 from lcm_core.assembly.log import log_assembly
 from lcm_core.assembly.step import StepMessage
 from lcm_core.capture.events import CaptureReport
@@ -174,14 +175,17 @@ class MemoryRuntime:
         visible_seqs: Sequence[int] | None = None,
         surface_seqs: Sequence[int] | None = None,
         query: str | None = None,
+        host: HostWindow | None = None,
     ) -> dict[str, Any] | None:
         """The memory message to append to this step, or None; the attempt is logged.
 
         `surface_seqs` are the events the host still holds in its history: raw turns
         among them are not quoted again. `query` replaces the step's task text ("" for
-        none: only the task state, the resident set and notices).
+        none: only the task state, the resident set and notices). `host` is what the
+        host says of its context size (the budget may then be a share of it).
         """
         self.stats.pre_steps += 1
+        history = _int_set(surface_seqs)
         try:
             step_messages = hostmsg.step_messages(
                 self.store, session_id, messages, visible_seqs, self.surface
@@ -194,9 +198,10 @@ class MemoryRuntime:
                 step,
                 self.config,
                 token_meter,
-                self._shown(session_id),
-                _int_set(surface_seqs),
+                self._shown(session_id, history),
+                history,
                 query,
+                host,
             )
             result = _unless_shown_this_turn(self.store, result)
             result = _call_log_assembly(self.store, result, self.config)
@@ -228,13 +233,14 @@ class MemoryRuntime:
         self.stats.injected += 1
         return message
 
-    def _shown(self, session_id: str) -> Shown:
+    def _shown(self, session_id: str, history: frozenset[int] = frozenset()) -> Shown:
         """What earlier blocks still in context show; with `shown_from_logs`, also the logs.
 
+        `history` is what the host says it still holds (a compaction keeps a tail of it).
         A host that does not record our blocks in its transcript (Claude Code's hooks)
         leaves only the assembly logs to say what was injected since the compaction.
         """
-        shown = self.shown.read(self.store, session_id)
+        shown = self.shown.read(self.store, session_id, history)
         if not self.shown_from_logs:
             return shown
         logged = logged_shown(self.store, session_id)
@@ -414,6 +420,7 @@ def _call_assembly(
     shown: Shown,
     in_history: frozenset[int] = frozenset(),
     query: str | None = None,
+    host: HostWindow | None = None,
 ) -> AssemblyResult:
     return assemble(
         store,
@@ -426,6 +433,7 @@ def _call_assembly(
         shown=shown,
         in_history=in_history,
         query=query,
+        host=host,
     )
 
 
