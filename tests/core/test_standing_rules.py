@@ -56,6 +56,9 @@ def keys_of(text: str) -> list[str]:
         ("The norm around here is to work in Kate.", "editor"),
         ("最后期限是 4月26日。", "deadline"),
         ("我们最多能花 20500元 税前。", "budget"),
+        ("Our team agreement is that we pull in `uuid` at the start of each module.", "import"),
+        ("The spending ceiling is ¥27,000 before tax.", "budget"),
+        ("函数定义上方必须加一行 @cache_result。", "decorator/function"),
     ],
 )
 def test_a_standing_rule_gets_the_key_of_what_it_governs(text: str, key: str) -> None:
