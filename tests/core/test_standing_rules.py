@@ -85,6 +85,7 @@ def test_a_standing_rule_gets_the_key_of_what_it_governs(text: str, key: str) ->
         "Don't forget the naming convention we agreed on.",
         "I must work in Berlin on Mondays.",
         "我在期限内完成了。",
+        "顺便记一些关于命名和排版的次要说明。",
     ],
 )
 def test_friendly_talk_one_offs_and_reminders_set_no_rule(text: str) -> None:
