@@ -59,6 +59,7 @@ def keys_of(text: str) -> list[str]:
         ("Our team agreement is that we pull in `uuid` at the start of each module.", "import"),
         ("The spending ceiling is ¥27,000 before tax.", "budget"),
         ("函数定义上方必须加一行 @cache_result。", "decorator/function"),
+        ("以后一行最多 100 个字符。", "line-length"),
     ],
 )
 def test_a_standing_rule_gets_the_key_of_what_it_governs(text: str, key: str) -> None:
