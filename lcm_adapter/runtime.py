@@ -209,10 +209,8 @@ class MemoryRuntime:
             return dict(ALLOW)  # a broken check must not stop the user's tools
         if decision.errors:
             self.stats.note(f"preconditions: {decision.errors[0]}")
-        if decision.allow:
-            return dict(ALLOW)
-        self.stats.denials += 1
-        return {"kind": "deny", "reason": decision.to_host()["reason"]}
+        self.stats.denials += not decision.allow
+        return decision.to_host()
 
     def refresh_skills(self, base_dir: str | None = None) -> None:
         """Ingest the SKILL.md files `skills.include` selects (nothing when it is empty)."""

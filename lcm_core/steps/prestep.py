@@ -21,7 +21,6 @@ from lcm_core.config import Config, load_config
 from lcm_core.retrieval.shown import Shown
 from lcm_core.store.models import AssemblyLog
 from lcm_core.store.ports import MemoryStore
-from lcm_core.validation.validate import pending_repair_reminder
 
 DRY_RUN_TRIGGER: Final = "dry-run"
 # How many recent assembly logs to read, in widening passes, for a block this turn showed.
@@ -106,6 +105,8 @@ def pre_step(store: MemoryStore, request: StepRequest, config: Config | None = N
     result, row = _log(store, result, config, request)
     if request.dry_run:
         return StepOutcome(result, row)
+    from lcm_core.validation.validate import pending_repair_reminder  # a hook's pre-tool skips it
+
     return StepOutcome(result, row, pending_repair_reminder(store, request.session_id, config))
 
 
