@@ -213,9 +213,11 @@ def rule_entry_of_item(
     if origin:  # another session of the project: its id's start (`lcm inspect` the item)
         short = neutralize(origin[:ORIGIN_CHARS])
         line += f" · {words.rule_origin.format(session=short)}"
-    if not item.conditions:
+    # A condition says no old value either: "after 60 seconds now instead of 30s".
+    kept = [shown for c in item.conditions if (shown := drop_replaced(c))]
+    if not kept:
         return line
-    conditions = words.detail_joiner.join(neutralize(c) for c in item.conditions)
+    conditions = words.detail_joiner.join(neutralize(c) for c in kept)
     return f"{line}\n  {words.conditions}{conditions}"
 
 

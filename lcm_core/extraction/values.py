@@ -30,7 +30,7 @@ _DECORATOR: Final = lazy_compile(r"(?<![\w@])@[A-Za-z_][\w.]*")
 _CLAUSE: Final = lazy_compile(r"[^,;:，；：—–]+[,;:，；：—–]*")
 # "from `task-` to story/", "从 X 改成 Y": the old value inside the clause that sets the new.
 _FROM_TO: Final = lazy_compile(
-    r"\bfrom\s+(\S+(?:\s+\S+){0,3}?)\s+to\b|"
+    r"\bfrom\s+([^\s,;]+(?:\s+[^\s,;]+){0,3}?)\s+to\b|"
     r"(?:从|由)\s*([^，。；,;]{1,20}?)\s*(?:改成|换成|改为|变成|调整为|改到了?|换到了?|到)",
     re.IGNORECASE,
 )
@@ -90,7 +90,7 @@ def without_retired(content: str, retired: Callable[[str], bool]) -> str:
     loses "from 80 characters". `retired` tells a clause with a retiring word. A clause is
     dropped only when another clause names a value of the same shape (the new one).
     """
-    content = _FROM_TO.sub(lambda m: "to " if m.group(1) else "改成", content)
+    content = _FROM_TO.sub(_to_new_value, content)
     clauses = _CLAUSE.findall(content)
     if len(clauses) < 2:
         return content
@@ -103,6 +103,15 @@ def without_retired(content: str, retired: Callable[[str], bool]) -> str:
         kept.append(clause)
     shown = "".join(kept).strip(" ,;:，；：—–")
     return shown if shown else content
+
+
+def _to_new_value(match: re.Match[str]) -> str:
+    """ "from 80 characters to" -> "to "; a from-part with no value or number stays ("from
+    the start to the end" names no old value)."""
+    old = match.group(1) if match.group(1) is not None else match.group(2)
+    if not values_of(old) and not any(ch.isdigit() for ch in old):
+        return match.group(0)
+    return "to " if match.group(1) is not None else "改成"
 
 
 def _shaped(token: str) -> Value:

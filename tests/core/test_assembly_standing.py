@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from lcm_core.assembly.assemble import assemble
+from lcm_core.assembly.render import rule_entry_of_item
 from lcm_core.assembly.step import StepMessage
 from lcm_core.config import load_config
 from lcm_core.extraction.control import set_pin
 from lcm_core.extraction.standing import rule_key
 from lcm_core.retrieval.shown import Shown
 from lcm_core.store.models import Event
+from lcm_core.testing.builders import make_item
 from lcm_core.testing.memory_store import InMemoryStore
 from lcm_core.text.block_words import EN, ZH
 
@@ -150,3 +152,37 @@ def test_a_rule_still_on_screen_is_not_restated(say: Say) -> None:
     result = assemble(store, "s", messages, load_config(), query="写一个链表类")
     assert ZH.section_titles["standing"] not in result.text
     assert any(o.section == "standing" and "visible" in o.reason for o in result.omitted)
+
+
+def test_a_rule_that_names_its_old_value_shows_only_the_new_one(say: Say) -> None:
+    """ "From now on, ask `Tomasz` … instead of Aiko": the new reviewer stays in the rule's
+    words ("from now on … to" is no from-X-to-Y), the old one is only in the notice; a
+    Chinese correction of a timeout shows 60 秒 and not 30 秒 in its line or conditions."""
+    store = InMemoryStore()
+    say(store, "s", "Please always get every PR reviewed by `Aiko` in this codebase.", day=0)
+    say(store, "s", "From now on, ask `Tomasz` to review pull requests instead of Aiko.", day=1)
+    say(store, "s", "请求超时是 30 秒。", day=2)
+    say(store, "s", "不对，请求超时改成 60 秒，不是 30 秒。", day=3)
+    text = assemble(store, "s", config=SESSION_SCOPE, query="Write a CSV parser").text
+    rules = section(text)
+    (review,) = [line for line in rules.splitlines() if "rule code-review" in line]
+    assert "ask `Tomasz` to review pull requests" in review and "Aiko" not in review
+    timeout = rules.split("rule timeout", 1)[1].split("\n- ", 1)[0]
+    assert "60 秒" in timeout and "30" not in timeout
+    notice = section(text, "notice")
+    assert "Aiko" in notice and "30 秒" in notice
+
+
+def test_a_rules_conditions_name_no_old_value() -> None:
+    """A condition kept from the rule's sentence ("after 60 seconds now instead of 30s")
+    is shown without the value it says is replaced."""
+    item = make_item(
+        "s",
+        "Retry the upload after 60 seconds now instead of 30s",
+        kind="constraint",
+        scope={"rule": "retries"},
+        conditions=("after 60 seconds now instead of 30s", "per upload"),
+    )
+    entry = rule_entry_of_item(item, 400, words=EN)
+    assert entry.splitlines()[1] == "  conditions: after 60 seconds now; per upload"
+    assert "30s" not in entry
