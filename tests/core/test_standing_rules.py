@@ -47,6 +47,15 @@ def keys_of(text: str) -> list[str]:
         ("不要再用 print 调试了，用 logging。", "logging"),
         ("提交信息用中文。", "commit-messages"),
         ("以后 class names 都用 CamelCase。", "naming/class/case"),
+        # A setting stated as a fact is a rule; "import job" is no import convention.
+        ("Each import job handles 500 rows at a time.", "batch-size"),
+        ("一次导入 250 行。", "batch-size"),
+        ("每一层缩进是 2 个空格。", "indentation"),
+        ("Please stick to three spaces per level.", "indentation"),
+        ("Please always run `pyright` on the code before every push.", "linter"),
+        ("The norm around here is to work in Kate.", "editor"),
+        ("最后期限是 4月26日。", "deadline"),
+        ("我们最多能花 20500元 税前。", "budget"),
     ],
 )
 def test_a_standing_rule_gets_the_key_of_what_it_governs(text: str, key: str) -> None:
@@ -71,6 +80,8 @@ def test_a_standing_rule_gets_the_key_of_what_it_governs(text: str, key: str) ->
         "I added docstrings to every method yesterday.",
         "别忘了只读副本的约束。",
         "Don't forget the naming convention we agreed on.",
+        "I must work in Berlin on Mondays.",
+        "我在期限内完成了。",
     ],
 )
 def test_friendly_talk_one_offs_and_reminders_set_no_rule(text: str) -> None:
