@@ -118,49 +118,39 @@ class MemoryRuntime:
         query: str | None = None,
     ) -> dict[str, Any] | None:
         """The host's message to append to this step (its `builder`'s), or None; logged.
-        `messages` and `visible_seqs` are read by the `parser`; the rest is `step`'s."""
+
+        The `parser` reads `messages` and the stored `visible_seqs`; `surface_seqs` are the
+        events the host still holds (raw turns among them are not quoted again); `query`
+        replaces the task text ("" for none).
+        """
 
         def read() -> Sequence[StepMessage]:
             return self.parser.step_messages(
                 self.store, session_id, messages, visible_seqs, self.surface
             )
 
-        outcome = self.step(session_id, read, turn, step, token_meter, surface_seqs, query)
+        history = hostmsg.int_set(surface_seqs)
+        request = StepRequest(session_id, (), turn, step, query, token_meter, in_history=history)
+        outcome = self.step(request, read)
         return None if outcome is None else self.builder(session_id, turn, step, outcome)
 
     def step(
-        self,
-        session_id: str,
-        messages: Sequence[StepMessage] | Callable[[], Sequence[StepMessage]],
-        turn: int | None,
-        step: int | None,
-        token_meter: Any = None,
-        surface_seqs: Sequence[int] | None = None,
-        query: str | None = None,
+        self, request: StepRequest, read: Callable[[], Sequence[StepMessage]] | None = None
     ) -> StepOutcome | None:
-        """The core's pre-step with this host's state; None when there is nothing to send.
-
-        `surface_seqs` are the events the host still holds in its history: raw turns
-        among them are not quoted again. `query` replaces the step's task text ("" for
-        none: only the task state, the resident set and notices).
-        """
+        """The core's pre-step with this host's state (what our blocks show; `read` gives
+        the messages when the host's must be parsed); None when there is nothing to send."""
         self.stats.pre_steps += 1
+        turn, step = request.turn, request.step
         try:
-            request = StepRequest(
-                session_id,
-                messages() if callable(messages) else messages,
-                turn,
-                step,
-                query=query,
-                token_meter=token_meter,
-                shown=self._shown(session_id),
-                in_history=hostmsg.int_set(surface_seqs),
-            )
-            outcome = pre_step(self.store, request, self.config)
+            messages = read() if read is not None else request.messages
+            shown = self._shown(request.session_id)
+            asked = dataclasses.replace(request, messages=messages, shown=shown)
+            outcome = pre_step(self.store, asked, self.config)
         except Exception as exc:
             self.stats.pre_step_errors += 1
             self.stats.note(f"pre-step: {exc!r}")
-            self._log_failure(session_id, turn, step, f"assembly failed: {exc!r}", "pre-step")
+            failed = f"assembly failed: {exc!r}"
+            self._log_failure(request.session_id, turn, step, failed, "pre-step")
             return None
         if outcome.result.errors:
             self.stats.pre_step_errors += 1

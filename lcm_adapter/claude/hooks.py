@@ -32,6 +32,7 @@ from typing import Any, Final
 from lcm_adapter.claude.cap import cap_block
 from lcm_core.assembly.step import StepMessage
 from lcm_core.config import Config
+from lcm_core.steps.prestep import StepRequest
 from lcm_core.store.registry import parse_store_url
 
 EVENTS: Final[dict[str, str]] = {
@@ -218,7 +219,7 @@ def _reply_block(
     cap: int,
 ) -> None:
     """Reply with the block, capped; an empty one leaves its reason in the assembly log."""
-    step = runtime.step(session_id, messages, None, None, query=query)
+    step = runtime.step(StepRequest(session_id, messages, query=query))
     block = step.text if step is not None else ""
     text = cap_block(block, cap)
     if block and not text:
