@@ -194,6 +194,9 @@ def explain_view(
     query = next((r for r in reasons if r.get("kind") == "query"), None)
     if query and query.get("text"):
         parts.append(Text(f"query: {query['text']}"))
+    budget = next((r for r in reasons if r.get("kind") == "budget"), None)
+    if budget and budget.get("why"):
+        parts.append(Text(f"budget: {budget['why']}"))
     parts.extend(
         Text(f"skipped: {r.get('why')}", style="yellow")
         for r in reasons

@@ -20,6 +20,7 @@ from lcm_adapter.paths import resolve_db_url
 from lcm_adapter.runtime_state import RuntimeStats, short
 from lcm_adapter.settings import configured_project
 from lcm_core import usecases
+from lcm_core.assembly.budget import HostWindow
 from lcm_core.assembly.step import StepMessage
 from lcm_core.capture.events import CaptureReport
 from lcm_core.config import Config, load_config
@@ -116,12 +117,13 @@ class MemoryRuntime:
         visible_seqs: Sequence[int] | None = None,
         surface_seqs: Sequence[int] | None = None,
         query: str | None = None,
+        host: HostWindow | None = None,
     ) -> dict[str, Any] | None:
         """The host's message to append to this step (its `builder`'s), or None; logged.
 
         The `parser` reads `messages` and the stored `visible_seqs`; `surface_seqs` are the
         events the host still holds (raw turns among them are not quoted again); `query`
-        replaces the task text ("" for none).
+        replaces the task text ("" for none); `host` is what the host says of its context.
         """
 
         def read() -> Sequence[StepMessage]:
@@ -130,7 +132,9 @@ class MemoryRuntime:
             )
 
         history = hostmsg.int_set(surface_seqs)
-        request = StepRequest(session_id, (), turn, step, query, token_meter, in_history=history)
+        request = StepRequest(
+            session_id, (), turn, step, query, token_meter, in_history=history, host=host
+        )
         outcome = self.step(request, read)
         return None if outcome is None else self.builder(session_id, turn, step, outcome)
 
@@ -143,7 +147,7 @@ class MemoryRuntime:
         turn, step = request.turn, request.step
         try:
             messages = read() if read is not None else request.messages
-            shown = self._shown(request.session_id)
+            shown = self._shown(request.session_id, request.in_history)
             asked = dataclasses.replace(request, messages=messages, shown=shown)
             outcome = pre_step(self.store, asked, self.config)
         except Exception as exc:
@@ -160,10 +164,10 @@ class MemoryRuntime:
         self.stats.injected += 1
         return outcome
 
-    def _shown(self, session_id: str) -> Shown:
-        """What earlier blocks still in context show; with `shown_from_logs`, also the logs
-        (a host that keeps no copy of our blocks, such as Claude Code's hooks)."""
-        shown = self.shown.read(self.store, session_id)
+    def _shown(self, session_id: str, history: frozenset[int]) -> Shown:
+        """What earlier blocks still in the host's `history` (the seqs it holds) show; with
+        `shown_from_logs` also the logs (a host keeping no copy of them: Claude's hooks)."""
+        shown = self.shown.read(self.store, session_id, history)
         if not self.shown_from_logs:
             return shown
         logged = logged_shown(self.store, session_id)

@@ -23,6 +23,7 @@ a folder for a database the user named: it says so instead.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from lcm_adapter.claude.cap import cap_block
+from lcm_core.assembly.budget import HostWindow
 from lcm_core.assembly.step import StepMessage
 from lcm_core.config import Config
 from lcm_core.steps.prestep import StepRequest
@@ -166,12 +168,13 @@ def _answer(
     synced = isinstance(transcript, str) and bool(transcript)
     if synced:
         synced = _capture(runtime, session_id, str(transcript), outcome)
+    host = _host_window(payload)
     if event == "user-prompt-submit":
         prompt = payload.get("prompt")
         messages = []
         if isinstance(prompt, str) and prompt.strip():
             messages.append(StepMessage("user", prompt, "user"))
-        _reply_block(runtime, event, session_id, messages, None, outcome, cap)
+        _reply_block(runtime, event, session_id, messages, None, outcome, cap, host)
     elif event == "session-start":
         if payload.get("source") == "compact" and synced:
             from lcm_adapter.claude.transcript import mark_compaction
@@ -179,7 +182,7 @@ def _answer(
             mark_compaction(runtime, session_id, str(transcript))
         # No prompt yet: the task state, the rules and what a compaction took away, not
         # turns picked by the last message's words (the prompt's own block follows).
-        _reply_block(runtime, event, session_id, [], "", outcome, cap)
+        _reply_block(runtime, event, session_id, [], "", outcome, cap, host)
     elif event == "pre-tool-use":
         tool = payload.get("tool_name")
         args = payload.get("tool_input") or {}
@@ -191,6 +194,13 @@ def _answer(
     last_error = getattr(getattr(runtime, "stats", None), "last_error", None)
     if last_error:
         outcome.problems.append(str(last_error))
+
+
+def _host_window(payload: Mapping[str, Any]) -> HostWindow | None:
+    """What Claude Code's environment and the hook input say of its context size."""
+    from lcm_adapter.claude.window import claude_host_window
+
+    return claude_host_window(os.environ, payload)
 
 
 def _capture(runtime: Any, session_id: str, transcript: str, outcome: HookOutcome) -> bool:
@@ -217,9 +227,10 @@ def _reply_block(
     query: str | None,
     outcome: HookOutcome,
     cap: int,
+    host: HostWindow | None = None,
 ) -> None:
     """Reply with the block, capped; an empty one leaves its reason in the assembly log."""
-    step = runtime.step(StepRequest(session_id, messages, query=query))
+    step = runtime.step(StepRequest(session_id, messages, query=query, host=host))
     block = step.text if step is not None else ""
     text = cap_block(block, cap)
     if block and not text:

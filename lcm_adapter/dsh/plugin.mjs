@@ -90,6 +90,48 @@ function surfaceSeqs(agent) {
   return undefined
 }
 
+// What DSH says about the size of this step's context, as it says it: the routed model's
+// window (the llm service) and the compaction service's settings. The sidecar works out
+// the threshold and the core the budget; here we only read. Model info is asked once per
+// provider/model; undefined on a host without these services.
+async function hostFacts(ctx, agent, signal, models) {
+  try {
+    const header = agent?.session?.requestHeader?.()?.config
+    const provider = header?.provider || agent?.options?.provider
+    const model = header?.model || agent?.options?.model
+    if (typeof provider !== 'string' || !provider || typeof model !== 'string' || !model) return undefined
+    const key = `${provider}\u0000${model}`
+    if (!models.has(key)) {
+      models.set(key, null) // asked once: a failing lookup is not retried at every step
+      const llm = ctx.get?.('llm')
+      if (llm) models.set(key, await llm.resolveModelInfo(provider, model, signal))
+    }
+    const info = models.get(key)
+    const engine = ctx.get?.('compaction')
+    const tuning = engine?.config // compaction-basic's resolved settings
+    const policy = Array.isArray(tuning?.modelPolicies)
+      ? tuning.modelPolicies.find((p) => p?.provider === provider && p?.model === model)
+      : undefined
+    return {
+      provider,
+      model,
+      contextWindow: info?.context?.contextWindow,
+      defaultMaxTokens: info?.defaultMaxTokens,
+      maxTokens: header?.maxTokens,
+      compaction: tuning
+        ? {
+            engine: engine?.constructor?.name,
+            auto: tuning.auto,
+            thresholdRatio: policy?.thresholdRatio ?? tuning.thresholdRatio,
+            headroomTokens: policy?.headroomTokens ?? tuning.headroomTokens,
+          }
+        : undefined,
+    }
+  } catch {
+    return undefined
+  }
+}
+
 // True for the first turn of a session that inherited nothing: memory has nothing for it
 // yet, so it need not wait for a sidecar that is still starting.
 function freshFirstTurn(agent, turn) {
@@ -355,6 +397,7 @@ export function apply(ctx, config = {}) {
     niceness: Math.min(19, Math.max(0, Math.round(Number(config.niceness ?? DEFAULT_NICENESS) || 0))),
   })
   const state = { restarts: 0, restartedFor: new Set(), skips: 0, lastSkip: undefined, unsent: [] }
+  const models = new Map() // provider/model -> DSH's model info, for hostFacts
 
   // The step went on without memory: say why, in the sidecar's log when it can hear us.
   const recordSkip = (sessionId, turn, step, reason) => {
@@ -420,6 +463,7 @@ export function apply(ctx, config = {}) {
           step,
           visibleSeqs: visibleSeqs(agent, turn, hideVisible),
           surfaceSeqs: surfaceSeqs(agent),
+          host: await hostFacts(ctx, agent, signal, models),
         },
         deadlineMs,
         signal,

@@ -8,7 +8,9 @@ runs; events that are already waiting together are captured in one transaction.
 
 Methods:
   initialize {settings?, cwd?}                -> {name, version, db, schema, pid, warnings}
-  preStep {sessionId, messages, turn, step, visibleSeqs?, surfaceSeqs?} -> {message | null}
+  preStep {sessionId, messages, turn, step, visibleSeqs?, surfaceSeqs?, host?}
+                                              -> {message | null}
+          (`host`: DSH's model window and compaction settings, see `host_window.py`)
   preTool {sessionId, tool, args, cwd?}       -> {kind: allow} | {kind: deny, reason}
   command {sessionId, input | argv}           -> {ok, text}
   ping                                        -> {ok, stats}
@@ -33,6 +35,7 @@ from collections.abc import Callable, Mapping
 from typing import IO, Any, Final
 
 from lcm_adapter.commands import split_input
+from lcm_adapter.dsh.host_window import dsh_host_window
 from lcm_adapter.dsh.inbox import Inbox, event_of, take_batch
 from lcm_adapter.runtime import MemoryRuntime
 from lcm_core import usecases
@@ -198,7 +201,13 @@ class Sidecar:
         if runtime is None:
             return {"message": None, "reason": f"database unavailable: {self._open_error}"}
         message = runtime.pre_step(
-            session_id, messages, turn, step, visible_seqs=visible, surface_seqs=surface
+            session_id,
+            messages,
+            turn,
+            step,
+            visible_seqs=visible,
+            surface_seqs=surface,
+            host=dsh_host_window(params.get("host")),
         )
         return {"message": message}
 

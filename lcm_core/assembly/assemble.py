@@ -2,14 +2,14 @@
 
 Sections go task, resident, rules-core, rules, memory, evidence, notice. Each candidate
 entry costs its tokens (the estimate, or the host's exact meter); whatever does not fit
-the budget `max(minBudgetTokens, softBudgetTokens)` is left out with a reason. After a
-host compaction, and until each entry has been shown again, the task state and the
-resident set (`resident.py`) come first within `assembly.residentShare` of the budget,
-so the step's text never displaces what the user set down. The insufficient-evidence
-statement is added only when the step asks about the past (`recall.py`). The output
-depends only on stored state, the step's messages and config: no clock, no randomness.
-The function the host calls never raises; a failure comes back as `injected = False`
-with its errors.
+the step's budget (`budget.py`: the setting, or a share of the host's context) is left
+out with a reason. After a host compaction, and until each entry has been shown again,
+the task state and the resident set (`resident.py`) come first within
+`assembly.residentShare` of the budget, so the step's text never displaces what the
+user set down. The insufficient-evidence statement is added only when the step asks
+about the past (`recall.py`). The output depends only on stored state, the step's
+messages and config: no clock, no randomness. The function the host calls never
+raises; a failure comes back as `injected = False` with its errors.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from lcm_core.assembly.budget import HostWindow, StepBudget, step_budget
 from lcm_core.assembly.candidates import (
     RuleProvider,
     collect_candidates,
@@ -30,7 +31,7 @@ from lcm_core.assembly.compaction import CompactionStatus, compaction_status
 from lcm_core.assembly.packing import Candidate, Reserve, TokenMeter, choose_meter, pack
 from lcm_core.assembly.step import StepMessage, task_text
 from lcm_core.capture.private import Scrubber
-from lcm_core.config import Config, budget_tokens, load_config
+from lcm_core.config import Config, load_config
 from lcm_core.retrieval.rank import ALREADY_SHOWN, Omission
 from lcm_core.retrieval.retriever import Retriever
 from lcm_core.retrieval.shown import Shown
@@ -81,6 +82,7 @@ def assemble(
     shown: Shown | None = None,
     retriever: Retriever | None = None,
     in_history: frozenset[int] = frozenset(),
+    host: HostWindow | None = None,
 ) -> AssemblyResult:
     """Assemble the step's memory block; never raises (errors come back in the result).
 
@@ -91,10 +93,14 @@ def assemble(
     `retriever` finds the candidates (the store's lexical search by default).
     `in_history` are the seqs the host still holds in its history (its surface): raw
     turns among them are not quoted again.
+    `host` is what the host says of its context size: the budget is then a share of it
+    (`budget.py`), and the log's `budget` reason says which.
     """
     config = config if config is not None else load_config()
-    budget = budget_tokens(config)
-    base = AssemblyResult(session_id, trigger=trigger, budget_tokens=budget, turn=turn, step=step)
+    budget = step_budget(config, host)
+    base = AssemblyResult(
+        session_id, trigger=trigger, budget_tokens=budget.tokens, turn=turn, step=step
+    )
     provider = rules if rules is not None else rule_provider
     try:
         return _assemble(
@@ -109,14 +115,16 @@ def assemble(
             shown,
             retriever,
             in_history,
+            budget,
         )
     except Exception as exc:  # the host's step must go on without memory
         return AssemblyResult(
             session_id,
             trigger=trigger,
-            budget_tokens=budget,
+            budget_tokens=budget.tokens,
             turn=turn,
             step=step,
+            reasons=(budget.to_reason(),),
             errors=(f"assembly failed: {type(exc).__name__}: {exc}",),
         )
 
@@ -133,6 +141,7 @@ def _assemble(
     shown: Shown | None,
     retriever: Retriever | None,
     in_history: frozenset[int],
+    budget: StepBudget,
 ) -> AssemblyResult:
     cost, token_source, errors = choose_meter(token_meter)
     # The step's messages may not be captured yet; they are read as capture will store
@@ -167,6 +176,7 @@ def _assemble(
         words=words,
         in_history=in_history,
     )
+    reasons = [*reasons, budget.to_reason()]
     candidates, repeated = drop_shown_entries(candidates, shown)
     omitted = [*omitted, *repeated]
     # A policy notice alone is not worth a message: it says nothing about this session.

@@ -97,6 +97,9 @@ def explain_text(log: AssemblyLog) -> str:
         f"assembly #{log.id} ({log.trigger}, turn {log.turn}, step {log.step}): {state}",
         f"tokens: {log.used_tokens} of {log.budget_tokens} ({log.token_source})",
     ]
+    budget = next((r for r in log.reasons if r.get("kind") == "budget"), None)
+    if budget is not None:
+        lines.append(f"budget: {budget.get('why')}")
     for section in log.sections:
         refs = ", ".join(str(ref) for ref in section.get("refs", []))
         lines.append(f"  {section.get('name')}: {section.get('entries')} entries, {refs}")

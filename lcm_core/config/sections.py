@@ -172,6 +172,14 @@ class AssemblySettings(Section):
         high=200_000,
         help="the least budget: a smaller `softBudgetTokens` is raised to it",
     )
+    host_share: float = setting(
+        0.1,
+        low=0.0,
+        high=1.0,
+        help="where the host says at how many tokens it compacts (DSH) or how large its "
+        "context is (Claude Code), the budget is at most this share of it (never below "
+        "`minBudgetTokens`, never above `softBudgetTokens`); 0 keeps the fixed budget",
+    )
     skip_when_empty: bool = setting(
         True,
         help="send no memory message when nothing relevant is stored (false: a message saying "

@@ -2,8 +2,10 @@
 
 A host such as DSH keeps every injected memory message in the conversation history, so
 an item restated at each step would pile up copies of itself. The committed copies of
-our own blocks are captured like any event; the items they list stay in view until a
-compaction removes old history, after which they may be shown again.
+our own blocks are captured like any event; what they show stays in view while the
+block is in the host's history (the seqs the host says it holds; without them, until
+the next compaction), after which it may be shown again. Entries are recognised by the
+ids and seqs they name, not their words, so a block in another language counts too.
 """
 
 from __future__ import annotations
@@ -66,9 +68,46 @@ def block_entries(text: str) -> frozenset[str]:
     return frozenset(entry_key("\n".join(lines)) for lines in entries)
 
 
+# What names an entry in any language: its item and rule ids and the seqs it cites.
+_REF_RE: Final = lazy_compile(r"\[(?:mem|rule) [^\]\s]+\]|seq:\d{1,18}")
+
+
 def entry_key(entry: str) -> str:
-    """The fingerprint an entry is recognised by in a later block."""
-    return sha256_hex(entry.strip())
+    """The fingerprint an entry is recognised by in a later block, whatever its language.
+
+    The task state, the old task values, the disputed count, the untracked compaction
+    notice and the insufficient-evidence statement are recognised by what they say
+    without their label; an entry that names items, rules or seqs by them (`[mem …]`,
+    `[rule …]`, `seq:N`); anything else by its text.
+    """
+    text = entry.strip()
+    neutral = _neutral(text)
+    if neutral is not None:  # the user's own words may name a seq: the whole value counts
+        return sha256_hex(neutral)
+    refs = _REF_RE.findall(text)
+    if refs:
+        lead = "ref" if text.startswith("- [") else "note"
+        return sha256_hex("\0".join((lead, *refs)))
+    return sha256_hex(text)
+
+
+def _neutral(text: str) -> str | None:
+    """A fixed entry (task state, statements) without the block words of its language."""
+    for words in (ZH, EN):
+        if text == words.insufficient:
+            return "\0insufficient"
+        if text == f"- {words.untracked_compaction}":
+            return "\0untracked"
+        for name, label in words.task_labels.items():
+            if text.startswith(f"- {label}: "):
+                return f"\0task\0{name}\0{text[len(label) + 4 :]}"
+        head = words.old_task.split("{quote}", 1)[0]
+        if text.startswith(head):
+            return f"\0old-task\0{text[len(head) :]}"
+        before, _, after = words.disputed_summary.partition("{count}")
+        if text.startswith(before) and text.endswith(after):
+            return f"\0disputed\0{text[len(before) : len(text) - len(after)]}"
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,16 +119,19 @@ class Shown:
     entries: frozenset[str] = frozenset()
 
 
+# Our blocks a session view remembers (the newest); a host's history holds far fewer.
+MAX_BLOCKS: Final = 512
+
+
 @dataclass(slots=True)
 class _SessionView:
     cursor: int = -1
-    items: set[str] = field(default_factory=set)
-    seqs: set[int] = field(default_factory=set)
-    entries: set[str] = field(default_factory=set)
+    compacted_at: int = -1  # the seq of the latest compaction event read
+    blocks: dict[int, Shown] = field(default_factory=dict)  # seq of our block -> what it shows
 
 
 class ShownItems:
-    """Per-session record of items still in view, read incrementally from the event log.
+    """Per-session record of what our blocks show, read incrementally from the event log.
 
     Owned by a long-lived host runtime, so each pre-step reads only the events committed
     since the previous one; a fresh instance rebuilds the same answer from the log.
@@ -98,21 +140,37 @@ class ShownItems:
     def __init__(self) -> None:
         self._sessions: dict[str, _SessionView] = {}
 
-    def read(self, store: MemoryStore, session_id: str) -> Shown:
-        """What our blocks committed since the session's latest compaction show."""
+    def read(
+        self, store: MemoryStore, session_id: str, in_history: frozenset[int] = frozenset()
+    ) -> Shown:
+        """What our blocks still in the host's history show.
+
+        `in_history` are the seqs the host says it still holds (DSH's surface): a block
+        among them counts even when a compaction came after it, since a compaction keeps
+        a tail of the history, and one outside them does not. Without it, the blocks
+        committed since the session's latest compaction count.
+        """
         view = self._sessions.setdefault(session_id, _SessionView())
         fresh = store.list_events(session_id, start_seq=view.cursor + 1, types=_WATCHED)
         for event in fresh:
             if event.type.startswith("compaction/"):
-                view.items.clear()
-                view.seqs.clear()
-                view.entries.clear()
+                view.compacted_at = max(view.compacted_at, event.seq)
             elif _own_block(event):
-                view.items.update(listed_items(event))
-                view.seqs.update(quoted_seqs(event))
-                view.entries.update(block_entries(event.text))
+                view.blocks[event.seq] = Shown(
+                    listed_items(event), quoted_seqs(event), block_entries(event.text)
+                )
+                if len(view.blocks) > MAX_BLOCKS:
+                    del view.blocks[min(view.blocks)]
             view.cursor = max(view.cursor, event.seq)
-        return Shown(frozenset(view.items), frozenset(view.seqs), frozenset(view.entries))
+        if in_history:
+            held = [shown for seq, shown in view.blocks.items() if seq in in_history]
+        else:
+            held = [shown for seq, shown in view.blocks.items() if seq > view.compacted_at]
+        return Shown(
+            frozenset().union(*(b.items for b in held)),
+            frozenset().union(*(b.seqs for b in held)),
+            frozenset().union(*(b.entries for b in held)),
+        )
 
     def items(self, store: MemoryStore, session_id: str) -> frozenset[str]:
         """Item ids listed by our blocks committed since the latest compaction."""

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from lcm_core.assembly.assemble import AssemblyResult, assemble
+from lcm_core.assembly.budget import HostWindow
 from lcm_core.assembly.candidates import RuleProvider
 from lcm_core.assembly.log import log_assembly, to_log
 from lcm_core.assembly.packing import TokenMeter
@@ -35,6 +36,7 @@ class StepRequest:
     `query` replaces the step's task text ("" for none: only the task state, the
     resident set and notices). `shown` is what earlier blocks still in context show;
     `in_history` the seqs the host still holds (raw turns among them are not quoted).
+    `host` is what the host says of its context size (the budget may be a share of it).
     `log` writes the attempt's row (a live step's injected block also moves the cursor).
     `dry_run` writes nothing a later step depends on: no cursor moves, no reminder is
     taken, and the row (written only with `log`) says `dry-run`.
@@ -50,6 +52,7 @@ class StepRequest:
     in_history: frozenset[int] = frozenset()
     rules: RuleProvider | None = None
     trigger: str = "pre-step"
+    host: HostWindow | None = None
     dry_run: bool = False
     log: bool = True
 
@@ -100,6 +103,7 @@ def pre_step(store: MemoryStore, request: StepRequest, config: Config | None = N
         trigger=request.trigger,
         shown=request.shown,
         in_history=request.in_history,
+        host=request.host,
     )
     result = unless_shown_this_turn(store, result)
     result, row = _log(store, result, config, request)

@@ -269,3 +269,48 @@ def test_niceness_lowers_the_sidecars_priority(tmp_path: Path) -> None:
     base = os.nice(0)  # the sidecar inherits ours; `niceness` sets an absolute value
     assert f"nice={base}" in plain["result"]["text"]
     assert f"nice={max(base, 7)}" in niced["result"]["text"]
+
+
+def test_pre_step_sends_what_dsh_says_of_its_context(tmp_path: Path) -> None:
+    """The model's window and compaction-basic's settings (its per-model policy applied)
+    reach the sidecar as `host`; the model is looked up once, not at every step."""
+    log = tmp_path / "received.jsonl"
+    compaction = {
+        "auto": True,
+        "thresholdRatio": 0.8,
+        "headroomTokens": 65536,
+        "modelPolicies": [
+            {"provider": "deepseek-official", "model": "deepseek-v4-flash", "thresholdRatio": 0.003}
+        ],
+    }
+    host = {
+        "op": "host",
+        "provider": "deepseek-official",
+        "model": "deepseek-v4-flash",
+        "contextWindow": 1_000_000,
+        "defaultMaxTokens": 32768,
+        "compaction": compaction,
+    }
+    script = [
+        {"op": "pre-step", "turn": 2, "step": 1, "messages": ASK},  # a host without them
+        host,
+        {"op": "pre-step", "turn": 3, "step": 1, "messages": ASK},
+        {"op": "pre-step", "turn": 4, "step": 1, "messages": ASK},
+        {"op": "model-lookups"},
+    ]
+    out = run(fake("ok", log), script, tmp_path)
+    sent = [m["params"].get("host") for m in received(log) if m["method"] == "preStep"]
+    expected = {
+        "provider": "deepseek-official",
+        "model": "deepseek-v4-flash",
+        "contextWindow": 1_000_000,
+        "defaultMaxTokens": 32768,
+        "compaction": {
+            "engine": "BasicCompactionEngine",
+            "auto": True,
+            "thresholdRatio": 0.003,
+            "headroomTokens": 65536,
+        },
+    }
+    assert sent == [None, expected, expected]
+    assert out[-1] == {"op": "model-lookups", "count": 1}

@@ -119,3 +119,96 @@ def test_task_state_is_not_repeated_while_an_earlier_block_shows_it(script: Any)
     )
     assert "GitHub Actions" not in second.text
     assert any(o.section == "task" and o.reason == ALREADY_SHOWN for o in second.omitted)
+
+
+def test_a_goal_shown_in_english_is_not_sent_again_in_chinese(script: Any) -> None:
+    """after the user switches language, a block repeating only the goal is not sent."""
+    from lcm_core.store.models import TaskState
+
+    script.user(1, "Goal: ship the invoice export to staging by Friday.")
+    script.store.put_task_state(TaskState("sess", goal="ship the invoice export to staging"))
+    first = assemble(
+        script.store,
+        "sess",
+        query="let's start with the export module",
+        config=CONFIG,
+        shown=ShownItems().read(script.store, "sess"),
+    )
+    assert first.injected and "- goal: " in first.text  # an English block
+    _commit_block(script, 2, first.text)
+    script.user(3, "我们接下来看导出模块的代码，先从字段映射开始。")
+    history = frozenset({1, 2, 3})  # the host still holds every turn and our block
+    second = assemble(
+        script.store,
+        "sess",
+        query="导出模块的字段映射在哪里？",
+        config=CONFIG,
+        shown=ShownItems().read(script.store, "sess", history),
+        in_history=history,
+    )
+    assert not second.injected, second.text
+    assert any(o.section == "task" and o.reason == ALREADY_SHOWN for o in second.omitted)
+    # Without the English block in view the goal does come, with the Chinese label.
+    fresh = assemble(
+        script.store, "sess", query="导出模块的字段映射在哪里？", config=CONFIG, in_history=history
+    )
+    assert fresh.injected and "- 目标: " in fresh.text
+
+
+def test_an_item_shown_in_chinese_is_not_restated_in_english(script: Any) -> None:
+    """an item and its quoted turn listed by a Chinese block are not repeated in English."""
+    item = _session(script)
+    first = assemble(
+        script.store,
+        "sess",
+        query=QUESTION,
+        config=load_config({"assembly": {"language": "zh"}}),
+        shown=ShownItems().read(script.store, "sess"),
+    )
+    assert "## 记忆" in first.text and f"[mem {item.id}]" in first.text
+    _commit_block(script, 3, first.text)
+    second = assemble(
+        script.store,
+        "sess",
+        query="what is the server budget?",
+        config=load_config({"assembly": {"language": "en"}}),
+        shown=ShownItems().read(script.store, "sess"),
+    )
+    assert f"[mem {item.id}]" not in second.text
+
+
+def test_a_block_the_compaction_kept_still_counts(script: Any) -> None:
+    """a compaction that keeps our block in the host's history does not make it new again."""
+    item = _session(script)
+    first = assemble(
+        script.store,
+        "sess",
+        query=QUESTION,
+        config=CONFIG,
+        shown=ShownItems().read(script.store, "sess"),
+    )
+    _commit_block(script, 3, first.text)
+    script.event(5, "compaction/start", "")
+    script.event(6, "compaction/summary", "summary", source_kind="compaction-checkpoint")
+    script.event(7, "compaction/end", "")
+    kept = frozenset({0, 3, 6})  # the host's surface: our block survived in the kept tail
+    shown = ShownItems()
+    again = assemble(
+        script.store,
+        "sess",
+        query=QUESTION,
+        config=CONFIG,
+        shown=shown.read(script.store, "sess", kept),
+        in_history=kept,
+    )
+    assert f"[mem {item.id}]" not in again.text
+    gone = frozenset({0, 6})  # a later compaction took it away
+    last = assemble(
+        script.store,
+        "sess",
+        query=QUESTION,
+        config=CONFIG,
+        shown=shown.read(script.store, "sess", gone),
+        in_history=gone,
+    )
+    assert f"[mem {item.id}]" in last.text

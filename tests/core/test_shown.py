@@ -66,3 +66,39 @@ def test_a_fresh_tracker_rebuilds_the_same_answer(store: InMemoryStore) -> None:
         live.items(store, "s")
         assert event.seq == seq
     assert live.items(store, "s") == ShownItems().items(store, "s") == {A, B}
+
+
+def test_an_entry_is_recognised_in_either_language() -> None:
+    """the same item, quoted turn, goal or statement has one fingerprint in zh and en."""
+    from lcm_core.assembly.render import evidence_entry, item_entry, task_entries
+    from lcm_core.retrieval.quoting import EvidenceRow
+    from lcm_core.retrieval.shown import entry_key
+    from lcm_core.store.models import TaskState
+    from lcm_core.testing.builders import make_item
+    from lcm_core.text.block_words import EN, ZH
+
+    item = make_item("s", "预算不超过3000元（含税）", kind="constraint", source_refs=("seq:1",))
+    turn = EvidenceRow(
+        Event("s", 1, "tool/result", "预算不超过3000元（含税）", source_kind="tool"),
+        "预算不超过3000元（含税）",
+    )
+    state = TaskState("s", goal="ship the invoice export", progress=("parser done",))
+    other = TaskState("s", goal="发布到 staging")
+    for zh, en in [
+        (item_entry(item, 600, words=ZH), item_entry(item, 600, words=EN, said="2026-12-04")),
+        (evidence_entry(turn, 600, ZH), evidence_entry(turn, 600, EN)),
+        *zip(
+            (line for _, line in task_entries(state, 600, ZH)),
+            (line for _, line in task_entries(state, 600, EN)),
+            strict=True,
+        ),
+        (ZH.insufficient, EN.insufficient),
+    ]:
+        assert zh != en and entry_key(zh) == entry_key(en), (zh, en)
+    goals = [line for _, line in task_entries(state, 600, EN)][:1]
+    assert entry_key(goals[0]) != entry_key(task_entries(other, 600, EN)[0][1])
+    # A task value that names a seq is still told apart by its words.
+    one, two = (
+        task_entries(TaskState("s", goal=g), 600, ZH)[0][1] for g in ("修 seq:3", "查 seq:3")
+    )
+    assert entry_key(one) != entry_key(two)

@@ -60,11 +60,14 @@ def model() -> Iterator[FakeModel]:
 def dsh(
     tmp_path: Path, model: FakeModel, native_cache: Path
 ) -> Iterator[Callable[..., DshSession]]:
-    """Start a DSH runtime with our plugin: `dsh(settings=..., extra_rows=...)`."""
+    """Start a DSH runtime with our plugin: `dsh(settings=..., extra_rows=...)`; `memory=False`
+    starts one without it."""
     started: list[DshSession] = []
 
-    def start(settings: dict[str, Any] | None = None, extra_rows: str = "") -> DshSession:
-        session = DshSession(tmp_path / f"run{len(started)}", model, settings, extra_rows)
+    def start(
+        settings: dict[str, Any] | None = None, extra_rows: str = "", memory: bool = True
+    ) -> DshSession:
+        session = DshSession(tmp_path / f"run{len(started)}", model, settings, extra_rows, memory)
         started.append(session)
         return session.start(native_cache)
 

@@ -32,6 +32,21 @@ COMPACTION_ROWS = """\
     thresholdRatio: 0.003
     retainRatio: 0.0008
 """
+# The model's window as DSH's adapter declares it for deepseek-v4-flash (thresholds are
+# fractions of it).
+MODEL_WINDOW = 1_000_000
+
+
+def compaction_rows(threshold_tokens: int, retain_tokens: int = 800) -> str:
+    """DSH's automatic compaction at `threshold_tokens`, keeping about `retain_tokens`."""
+    return (
+        "- id: compaction-basic\n"
+        "  config:\n"
+        f"    thresholdRatio: {threshold_tokens / MODEL_WINDOW}\n"
+        f"    retainRatio: {retain_tokens / MODEL_WINDOW}\n"
+    )
+
+
 WRITE_TOOL_ROWS = """\
 - id: tool-fs
   config:
@@ -61,6 +76,8 @@ class DshSession:
     model: FakeModel
     settings: Mapping[str, Any] | None = None
     extra_rows: str = ""
+    # False runs DSH without our plugin (the same patch otherwise), for comparisons.
+    memory: bool = True
     harness: Any = None
     session: Any = None
 
@@ -77,9 +94,11 @@ class DshSession:
 
         for folder in ("home", "dsh", "work"):
             (self.root / folder).mkdir(parents=True, exist_ok=True)
-        block = render_block(
-            PluginRow(plugin_path(), sys.executable, str(self.db), True, self.settings)
-        )
+        block = ""
+        if self.memory:
+            block = render_block(
+                PluginRow(plugin_path(), sys.executable, str(self.db), True, self.settings)
+            )
         patch = self.root / "patch.yml"
         patch.write_text(block + self.extra_rows, encoding="utf-8")
         env = {

@@ -46,6 +46,8 @@ class FakeModel:
     bodies: list[dict[str, Any]] = field(default_factory=list)
     summary_bodies: list[dict[str, Any]] = field(default_factory=list)
     input_tokens: int = 50
+    # The reply when the script is empty.
+    default_text: str = DEFAULT_TEXT
     summary: str = "<summary>用户设定了约束和预算；其余是闲聊。</summary>"
     # When set, the n-th summary (from 1) is this template with `{n}` filled in, so a
     # test can tell which compaction a request body follows.
@@ -71,7 +73,7 @@ class FakeModel:
                     return Text(self.numbered_summary.format(n=len(self.summary_bodies)))
                 return Text(self.summary)
             self.bodies.append(body)
-            return self.replies.popleft() if self.replies else Text(DEFAULT_TEXT)
+            return self.replies.popleft() if self.replies else Text(self.default_text)
 
     def start(self) -> FakeModel:
         model = self

@@ -7,7 +7,12 @@ const plugin = await import(pluginPath)
 const listeners = new Map()
 const disposers = []
 const commands = new Map()
+const services = {} // what `ctx.get(name)` finds: stand-ins set by a `host` step
+let modelLookups = 0
 const ctx = {
+  get(name) {
+    return services[name]
+  },
   on(name, fn) {
     listeners.set(name, fn)
   },
@@ -29,6 +34,23 @@ for (const step of JSON.parse(readFileSync(scriptPath, 'utf8'))) {
     session.events.push(step.event)
     if (step.event.surfaceOp) session.surface.nodes.push(step.event.seq)
     listeners.get('session/event')(session, step.event)
+  } else if (step.op === 'host') {
+    // DSH's model service, compaction-basic and the request header, as a plugin sees them.
+    services.llm = {
+      async resolveModelInfo(provider, model) {
+        modelLookups += 1
+        return { provider, id: model, context: { contextWindow: step.contextWindow }, defaultMaxTokens: step.defaultMaxTokens }
+      },
+    }
+    class BasicCompactionEngine {
+      constructor(config) {
+        this.config = config
+      }
+    }
+    services.compaction = new BasicCompactionEngine(step.compaction)
+    session.requestHeader = () => ({ config: { provider: step.provider, model: step.model } })
+  } else if (step.op === 'model-lookups') {
+    out({ op: 'model-lookups', count: modelLookups })
   } else if (step.op === 'surface') {
     session.surface.nodes = step.nodes // what a compaction leaves on screen
   } else if (step.op === 'pre-step') {
