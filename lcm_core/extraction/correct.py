@@ -45,7 +45,7 @@ _REPLACED_EN: Final = lazy_compile(
     rf"(?:,\s*not(?!\s+(?:{_ADDITIVE})\b)|\binstead of|\brather than|"
     r"\b(?:we(?:'re|’re| are)\s+)?(?:retiring|dropping|replacing|no longer using)\b|"
     r"\bno longer(?!\s+(?:need|have|want|use)\b)|\b(?:i(?:'ve| have)?\s+)?changed my mind about|"
-    r"\bswitch(?:ing)? from)"
+    r"\bswitch(?:ing)? from|\b(?:which|that) replaces)"
     r"\s+(?P<x>[^,.;:!?—–()\n]+)|"
     # "…, so '_ox' is out", "`gn_` is retired now": the old value, then the word retiring it.
     r"(?:,\s*)?\b(?:so|and)\s+(?P<y>[^,.;:!?—–()\n]{1,40}?)\s+(?:is|are)\s+(?:out|gone|"

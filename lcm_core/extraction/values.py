@@ -109,7 +109,8 @@ def _to_new_value(match: re.Match[str]) -> str:
     """ "from 80 characters to" -> "to "; a from-part with no value or number stays ("from
     the start to the end" names no old value)."""
     old = match.group(1) if match.group(1) is not None else match.group(2)
-    if not values_of(old) and not any(ch.isdigit() for ch in old):
+    # A value, a number or an identifier ("from camelCase to `snake_case`").
+    if not values_of(old) and not re.search(r"\d|[a-z][A-Z]|\w_\w?", old):
         return match.group(0)
     return "to " if match.group(1) is not None else "改成"
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
+
 from lcm_core.assembly.assemble import assemble
 from lcm_core.assembly.render import rule_entry_of_item
 from lcm_core.assembly.step import StepMessage
@@ -186,3 +188,46 @@ def test_a_rules_conditions_name_no_old_value() -> None:
     entry = rule_entry_of_item(item, 400, words=EN)
     assert entry.splitlines()[1] == "  conditions: after 60 seconds now; per upload"
     assert "30s" not in entry
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "shown", "gone"),
+    [
+        (
+            "Please always get every PR reviewed by `Priya`.",
+            "`Priya` was a mistake on my part, so please have Kwame review your pull requests.",
+            "have Kwame review your pull requests",
+            "Priya",
+        ),
+        (
+            "Always apply `@validate` to each function.",
+            "Stop using `@validate` and apply `@trace` to each function.",
+            "apply `@trace` to each function",
+            "@validate",
+        ),
+        (
+            "Keep method names in snake_case.",
+            "Let's switch the casing of method names from snake_case to `camelCase`.",
+            "`camelCase`",
+            "snake_case",
+        ),
+        (
+            "日志统一用 structlog 记录。",
+            "之前说的日志库不算了，现在日志统一用 logbook 记录。",
+            "logbook",
+            "structlog",
+        ),
+    ],
+)
+def test_a_rule_that_retires_its_old_value_in_words_shows_the_new_one_only(
+    say: Say, old: str, new: str, shown: str, gone: str
+) -> None:
+    """ "X was a mistake, so …", "Stop using X and …", "from X to Y", "之前说的…不算了，现在…":
+    the rule's line says the new value; the old one is in the notice, marked old."""
+    store = InMemoryStore()
+    say(store, "s", old, day=0)
+    say(store, "s", new, day=1)
+    text = assemble(store, "s", config=SESSION_SCOPE, query="Write a queue class").text
+    rules = section(text)
+    assert shown in rules and gone not in rules
+    assert gone in section(text, "notice")

@@ -56,6 +56,10 @@ def keys_of(text: str) -> list[str]:
         ("The norm around here is to work in Kate.", "editor"),
         ("最后期限是 4月26日。", "deadline"),
         ("我们最多能花 20500元 税前。", "budget"),
+        ("Our team agreement is that we pull in `uuid` at the start of each module.", "import"),
+        ("The spending ceiling is ¥27,000 before tax.", "budget"),
+        ("函数定义上方必须加一行 @cache_result。", "decorator/function"),
+        ("以后一行最多 100 个字符。", "line-length"),
     ],
 )
 def test_a_standing_rule_gets_the_key_of_what_it_governs(text: str, key: str) -> None:
@@ -82,6 +86,7 @@ def test_a_standing_rule_gets_the_key_of_what_it_governs(text: str, key: str) ->
         "Don't forget the naming convention we agreed on.",
         "I must work in Berlin on Mondays.",
         "我在期限内完成了。",
+        "顺便记一些关于命名和排版的次要说明。",
     ],
 )
 def test_friendly_talk_one_offs_and_reminders_set_no_rule(text: str) -> None:
