@@ -5,7 +5,7 @@ and query mix), loaded with COPY into a fresh database as one tenant, then read 
 through that tenant's role, so row-level security is on for every measured statement.
 For each size, over the query mix:
 
-- pre-step: `assemble_and_log` for one session through `PostgresMemoryStore`;
+- pre-step: the core's `pre_step` for one session through `PostgresMemoryStore`;
 - floor: one statement on a raw connection as the same tenant: the session's memory
   items matching any of the query's indexed terms (3+ characters, the trigram index's
   share), most terms matched first, LIMIT 100 - the least any search of it can cost.
@@ -37,9 +37,9 @@ from prestep_latency import (
     queries,
 )
 
-from lcm_core.assembly.log import assemble_and_log
 from lcm_core.assembly.step import StepMessage
 from lcm_core.config import load_config
+from lcm_core.steps.prestep import StepRequest, pre_step
 from lcm_core.text.query import query_signals, search_terms
 from lcm_store_postgres import PostgresMemoryStore
 from lcm_store_postgres.search import fold, like_pattern
@@ -140,14 +140,14 @@ def measure(url: str, session: str, runs: int) -> Row:
     floor: list[tuple[float, float]] = []
     try:
         for query, chunk in zip(mix, patterns, strict=True):  # warm the caches once
-            assemble_and_log(store, session, [StepMessage("user", query, "user")], config)
+            pre_step(store, StepRequest(session, [StepMessage("user", query, "user")]), config)
             floor_query(chunk)
         for _ in range(runs):
             pre_times, floor_times = [], []
             for query, chunk in zip(mix, patterns, strict=True):
                 messages = [StepMessage("user", query, "user")]
                 start = time.perf_counter()
-                result = assemble_and_log(store, session, messages, config)
+                result = pre_step(store, StepRequest(session, messages), config).result
                 pre_times.append((time.perf_counter() - start) * 1000)
                 if result.errors:
                     raise SystemExit(f"assembly failed: {result.errors}")

@@ -3,7 +3,7 @@
 For each size the script builds (or reuses) a database of synthetic sessions written
 straight into the schema with `executemany`, then times, over a realistic query mix:
 
-- pre-step: `assemble_and_log` for one session (retrieval, evidence, packing, log row);
+- pre-step: the core's `pre_step` for one session (retrieval, evidence, packing, dedup, log row, reminder);
 - floor: one `memory_fts MATCH` with the same terms (the terms the trigram index serves),
   `ORDER BY rank LIMIT 100`, on a raw connection to the same file.
 
@@ -43,9 +43,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lcm_core.assembly.assemble import AssemblyResult
-from lcm_core.assembly.log import assemble_and_log
 from lcm_core.assembly.step import StepMessage
 from lcm_core.config import Config, load_config
+from lcm_core.steps import prestep
 from lcm_core.text.query import query_signals, search_terms
 from lcm_core.text.tokens import fingerprint, sha256_hex, stable_item_id
 from lcm_store_sqlite import SQLiteMemoryStore
@@ -223,8 +223,9 @@ FLOOR_SQL = (
 
 
 def pre_step(store: SQLiteMemoryStore, session: str, query: str, config: Config) -> AssemblyResult:
-    """One pre-step whose only message is the user's `query`, logged as a host's is."""
-    return assemble_and_log(store, session, [StepMessage("user", query, "user")], config)
+    """One pre-step whose only message is the user's `query`, run as a host runs it (the core's `pre_step`)."""
+    request = prestep.StepRequest(session, [StepMessage("user", query, "user")])
+    return prestep.pre_step(store, request, config).result
 
 
 def floor_sql_terms(query: str) -> str | None:

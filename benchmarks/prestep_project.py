@@ -4,7 +4,7 @@ The database is `prestep_latency.py`'s synthetic one (same messages, items and q
 mix), built with `--sessions` sessions of `--events` events each, all in one project.
 For one session in the middle it times, over the query mix:
 
-- session: `assemble_and_log` with `memory.scope = session` (today's pre-step);
+- session: the core's `pre_step` with `memory.scope = session` (today's pre-step);
 - project: the same with `memory.scope = project` (also the other sessions' items);
 - floor: one `memory_fts MATCH` with the same terms, `ORDER BY rank LIMIT 100`.
 
@@ -29,9 +29,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import prestep_latency as base
 
-from lcm_core.assembly.log import assemble_and_log
 from lcm_core.assembly.step import StepMessage
 from lcm_core.config import Config, load_config
+from lcm_core.steps.prestep import StepRequest, pre_step
 from lcm_store_sqlite import SQLiteMemoryStore
 
 PROJECT = "/bench/app"
@@ -61,7 +61,9 @@ def _times(store: SQLiteMemoryStore, session: str, mix: list[str], config: Confi
     out = []
     for query in mix:
         start = time.perf_counter()
-        result = assemble_and_log(store, session, [StepMessage("user", query, "user")], config)
+        result = pre_step(
+            store, StepRequest(session, [StepMessage("user", query, "user")]), config
+        ).result
         out.append((time.perf_counter() - start) * 1000)
         if result.errors:
             raise SystemExit(f"assembly failed: {result.errors}")

@@ -1,18 +1,23 @@
-"""Turn what a host says about a step into the core's `StepMessage` list.
+"""The DSH format at the runtime's edge: envelopes and step messages in, the memory message out.
 
 A DSH pre-step hands over only the messages it is about to add (the claimed inbox), so
 the plugin also sends the seqs of the messages already on screen; their text comes from
 our own events table, which keeps the request small however long the session is.
+`DshParser` and `dsh_message` are the runtime's default parser and message builder.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
+from lcm_adapter.envelope.parse import parse_envelope
 from lcm_core import usecases
 from lcm_core.assembly.step import StepMessage
+from lcm_core.capture.rows import ParseResult
+from lcm_core.steps.prestep import StepOutcome
 from lcm_core.store.models import Event
 from lcm_core.store.ports import MemoryStore
 
@@ -21,6 +26,10 @@ _MESSAGE_TYPES: Final = frozenset(
     {"user/message", "assistant/message", "tool/result", "system/message"}
 )
 MAX_VISIBLE: Final = 20_000
+SOURCE_KIND: Final = "long-conversation-memory"
+SOURCE_FORM: Final = "snapshot"
+# A fixed namespace so the id of the memory message depends only on its inputs.
+_MESSAGE_NAMESPACE: Final = uuid.UUID("6f1c2a4e-3b5d-4e8f-9a7b-1c2d3e4f5a6b")
 
 
 def host_message(raw: Any) -> StepMessage | None:
@@ -109,6 +118,13 @@ class SurfaceMessages:
         self._sessions.pop(session_id, None)
 
 
+def int_set(values: Sequence[Any] | None) -> frozenset[int]:
+    """The integers of a host-sent list (anything else is ignored)."""
+    if not values:
+        return frozenset()
+    return frozenset(v for v in values if isinstance(v, int) and not isinstance(v, bool))
+
+
 def step_messages(
     store: MemoryStore,
     session_id: str,
@@ -136,3 +152,84 @@ def step_messages(
         if converted is not None:
             out.append(converted)
     return out
+
+
+class HostParser(Protocol):
+    """What the runtime reads of a host: its event envelopes and its step's messages."""
+
+    def envelope(
+        self, session_id: str, raw: Any, *, ingested_at: str, archive_limit: int
+    ) -> ParseResult: ...
+
+    def event_type(self, raw: Any) -> str | None: ...
+
+    def step_messages(
+        self,
+        store: MemoryStore,
+        session_id: str,
+        messages: Sequence[Any],
+        visible_seqs: Sequence[int] | None,
+        surface: SurfaceMessages | None,
+    ) -> list[StepMessage]: ...
+
+
+class MessageBuilder(Protocol):
+    """The message a host appends to its step, from the pre-step's outcome."""
+
+    def __call__(
+        self, session_id: str, turn: int | None, step: int | None, outcome: StepOutcome
+    ) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class DshParser:
+    """DSH's `session/event` envelopes and `{role, content, source}` messages."""
+
+    def envelope(
+        self, session_id: str, raw: Any, *, ingested_at: str, archive_limit: int
+    ) -> ParseResult:
+        return parse_envelope(session_id, raw, ingested_at=ingested_at, archive_limit=archive_limit)
+
+    def event_type(self, raw: Any) -> str | None:
+        value = raw.get("type") if isinstance(raw, Mapping) else None
+        return value if isinstance(value, str) else None
+
+    def step_messages(
+        self,
+        store: MemoryStore,
+        session_id: str,
+        messages: Sequence[Any],
+        visible_seqs: Sequence[int] | None,
+        surface: SurfaceMessages | None,
+    ) -> list[StepMessage]:
+        return step_messages(store, session_id, messages, visible_seqs, surface)
+
+
+def dsh_message(
+    session_id: str, turn: int | None, step: int | None, outcome: StepOutcome
+) -> dict[str, Any]:
+    """The DSH message carrying the block and the repair reminder, each its own text block.
+
+    Its id depends only on the session, turn, step and texts, so a retried step gets the
+    same id. The sections name the block's sources, then the reminder.
+    """
+    blocks = outcome.blocks
+    sections = [_section_ref(s) for s in outcome.result.sections] if outcome.memory_text else []
+    if outcome.reminder:
+        sections.append({"name": "repair", "text": "validation repair reminder", "refs": []})
+    key = "\n".join((session_id, str(turn), str(step), *blocks))
+    return {
+        "id": str(uuid.uuid5(_MESSAGE_NAMESPACE, key)),
+        "role": "user",
+        "content": [{"type": "text", "text": text} for text in blocks],
+        "source": {"kind": SOURCE_KIND, "form": SOURCE_FORM, "sections": sections},
+    }
+
+
+def _section_ref(section: Mapping[str, Any]) -> dict[str, Any]:
+    """A section of the block as the host records it: its name, title and sources."""
+    return {
+        "name": str(section.get("name", "")),
+        "text": str(section.get("title", "")),
+        "refs": [str(ref) for ref in section.get("refs", ())],
+    }

@@ -8,12 +8,21 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from lcm_adapter.hostmsg import SurfaceMessages
+from lcm_core.capture.events import CaptureReport
 from lcm_core.config import Config
 from lcm_core.retrieval.shown import ShownItems
+from lcm_core.steps.capture import FollowUp
 from lcm_core.store.ports import MemoryStore
+
+MAX_ERROR_CHARS: Final = 300
+
+
+def short(text: str) -> str:
+    """The text cut to `MAX_ERROR_CHARS`, an ellipsis marking the cut."""
+    return text if len(text) <= MAX_ERROR_CHARS else text[: MAX_ERROR_CHARS - 1] + "…"
 
 
 @dataclass(slots=True)
@@ -37,6 +46,26 @@ class RuntimeStats:
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+    def note(self, text: str) -> None:
+        """Keep the latest problem (cut short) for `memory status`."""
+        self.last_error = short(text)
+
+    def note_capture(self, report: CaptureReport, follow: FollowUp) -> None:
+        """Count a capture and its follow-up; the last problem is kept."""
+        self.events += report.received
+        self.inserted += report.inserted
+        if follow.project_error is not None:
+            self.note(f"project: {follow.project_error}")
+        if report.errors:
+            self.capture_errors += len(report.errors)
+            self.note(f"capture: {report.errors[0].reason}")
+        if follow.extraction_error is not None:
+            self.extraction_errors += 1
+            self.note(f"extraction: {follow.extraction_error}")
+        if follow.validation_error is not None:
+            self.validation_errors += 1
+            self.note(f"validation: {follow.validation_error}")
 
 
 class RuntimeView(Protocol):

@@ -1,10 +1,20 @@
-"""Read a `--config` settings file (JSON or TOML) without the command line's machinery."""
+"""Read a `--config` settings file (JSON or TOML) without the command line's machinery;
+the project id the user set."""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from lcm_core.config import Config
+
+
+def configured_project(config: Config) -> str:
+    """The project id the user set: `$LCM_PROJECT`, else `memory.project` ("" for none)."""
+    return os.environ.get("LCM_PROJECT", "").strip() or config.memory.project.strip()
 
 
 class SettingsError(ValueError):

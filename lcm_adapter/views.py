@@ -7,19 +7,16 @@ here ranks, extracts or assembles on its own.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Final
+from typing import Any
 
 from lcm_core import usecases
-from lcm_core.assembly.assemble import assemble
-from lcm_core.assembly.log import to_log
 from lcm_core.config import Config, load_config
 from lcm_core.reports import diagnostics
 from lcm_core.retrieval.shown import ShownItems
 from lcm_core.skills.select import rule_provider
+from lcm_core.steps.prestep import StepRequest, dry_run
 from lcm_core.store.ports import MemoryStore
 from lcm_core.usecases import describe_refs
-
-DRY_RUN_TRIGGER: Final = "dry-run"
 
 
 def status_data(store: MemoryStore, session_id: str, config: Config) -> dict[str, Any]:
@@ -123,24 +120,11 @@ def assemble_dry_run(
     to a model.
     """
     checked = with_budget(config, budget)
-    result = assemble(
-        store,
-        session_id,
-        (),
-        checked,
-        query=query,
-        rules=rule_provider,
-        trigger=DRY_RUN_TRIGGER,
-        shown=ShownItems().read(store, session_id),
+    request = StepRequest(
+        session_id, query=query, rules=rule_provider, shown=ShownItems().read(store, session_id)
     )
-    row = to_log(result)
-    if row.trigger != DRY_RUN_TRIGGER:
-        # The core names the situation (e.g. post-compaction); keep it, marked as a dry run.
-        row = dataclasses.replace(row, trigger=f"{DRY_RUN_TRIGGER}:{row.trigger}")
-    logged: int | None = None
-    if log:
-        logged = usecases.record_assembly(store, row, checked)
-        row = dataclasses.replace(row, id=logged)
+    outcome = dry_run(store, request, checked, log=log)
+    result, row = outcome.result, outcome.log
     explained = dataclasses.asdict(row)
     refs = [str(o.get("ref", "")) for o in explained["omitted"]]
     return {
@@ -151,5 +135,5 @@ def assemble_dry_run(
         "evidence_refs": list(result.evidence_refs),
         "explain": explained,
         "ref_text": describe_refs(store, session_id, refs),
-        "logged": logged,
+        "logged": row.id,
     }

@@ -32,7 +32,9 @@ from typing import Any, Final
 
 from lcm_adapter.claude.cap import cap_block
 from lcm_core.assembly.budget import HostWindow
+from lcm_core.assembly.step import StepMessage
 from lcm_core.config import Config
+from lcm_core.steps.prestep import StepRequest
 from lcm_core.store.registry import parse_store_url
 
 EVENTS: Final[dict[str, str]] = {
@@ -96,14 +98,6 @@ def deny_reply(reason: str) -> dict[str, Any]:
             "permissionDecisionReason": reason,
         }
     }
-
-
-def _block_text(message: Mapping[str, Any] | None) -> str:
-    if not message:
-        return ""
-    return "\n".join(
-        str(p.get("text", "")) for p in message.get("content", []) if isinstance(p, Mapping)
-    )
 
 
 def folder_problem(db_url: str, named: bool) -> str | None:
@@ -179,13 +173,7 @@ def _answer(
         prompt = payload.get("prompt")
         messages = []
         if isinstance(prompt, str) and prompt.strip():
-            messages.append(
-                {
-                    "role": "user",
-                    "content": [{"type": "text", "text": prompt}],
-                    "source": {"kind": "user"},
-                }
-            )
+            messages.append(StepMessage("user", prompt, "user"))
         _reply_block(runtime, event, session_id, messages, None, outcome, cap, host)
     elif event == "session-start":
         if payload.get("source") == "compact" and synced:
@@ -235,15 +223,15 @@ def _reply_block(
     runtime: Any,
     event: str,
     session_id: str,
-    messages: list[dict[str, Any]],
+    messages: list[StepMessage],
     query: str | None,
     outcome: HookOutcome,
     cap: int,
     host: HostWindow | None = None,
 ) -> None:
     """Reply with the block, capped; an empty one leaves its reason in the assembly log."""
-    reply = runtime.pre_step(session_id, messages, None, None, query=query, host=host)
-    block = _block_text(reply)
+    step = runtime.step(StepRequest(session_id, messages, query=query, host=host))
+    block = step.text if step is not None else ""
     text = cap_block(block, cap)
     if block and not text:
         outcome.problems.append(

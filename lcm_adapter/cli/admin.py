@@ -26,8 +26,8 @@ from lcm_adapter.cli.base import (
 )
 from lcm_adapter.cli.damaged import damage_data, render_damage
 from lcm_adapter.paths import default_db_path, dsh_home
-from lcm_adapter.reextract import reextract_store
 from lcm_core import usecases
+from lcm_core.steps import reextract as rederive
 from lcm_core.store.errors import DamagedStoreError
 from lcm_core.store.models import SESSION_TABLES, TABLES
 from lcm_core.store.ports import MemoryStore
@@ -263,7 +263,7 @@ def reextract(ctx: click.Context, session: str | None, as_json: bool) -> None:
     with opened_store(ctx) as store:
         if session and not usecases.has_session(store, session):
             fail(f"no session {session!r} in {store.url}")
-        reports = reextract_store(store, state(ctx).config(), session)
+        reports = rederive.reextract(store, state(ctx).config(), session)
     data = {"sessions": [r.to_dict() for r in reports]}
     emit(as_json, data, _render_reextract)
 

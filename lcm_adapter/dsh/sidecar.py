@@ -37,10 +37,10 @@ from typing import IO, Any, Final
 from lcm_adapter.commands import split_input
 from lcm_adapter.dsh.host_window import dsh_host_window
 from lcm_adapter.dsh.inbox import Inbox, event_of, take_batch
-from lcm_adapter.reextract import upgrade_on_open
 from lcm_adapter.runtime import MemoryRuntime
 from lcm_core import usecases
 from lcm_core.config import load_config
+from lcm_core.steps.reextract import upgrade_on_open
 from lcm_core.text.lazy_regex import compile_all
 
 PARSE_ERROR: Final = -32700

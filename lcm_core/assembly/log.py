@@ -8,15 +8,10 @@ row back as it was written, so what it shows is what the model was given.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
 from typing import Any
 
-from lcm_core.assembly.assemble import AssemblyResult, assemble
-from lcm_core.assembly.candidates import RuleProvider
-from lcm_core.assembly.packing import TokenMeter
-from lcm_core.assembly.step import StepMessage
-from lcm_core.config import Config, load_config
-from lcm_core.retrieval.shown import Shown
+from lcm_core.assembly.assemble import AssemblyResult
+from lcm_core.config import Config
 from lcm_core.store.models import AssemblyLog
 from lcm_core.store.ports import MemoryStore
 
@@ -64,39 +59,6 @@ def log_assembly(
                     )
                 )
     return row_id
-
-
-def assemble_and_log(
-    store: MemoryStore,
-    session_id: str,
-    messages: Sequence[StepMessage] = (),
-    config: Config | None = None,
-    *,
-    turn: int | None = None,
-    step: int | None = None,
-    token_meter: TokenMeter | None = None,
-    rules: RuleProvider | None = None,
-    shown: Shown | None = None,
-) -> AssemblyResult:
-    """The pre-step entry point: assemble, log, and never raise."""
-    config = config if config is not None else load_config()
-    result = assemble(
-        store,
-        session_id,
-        messages,
-        config,
-        turn=turn,
-        step=step,
-        token_meter=token_meter,
-        rules=rules,
-        shown=shown,
-    )
-    try:
-        log_assembly(store, result, config)
-    except Exception as exc:  # a full disk must not cost the step its memory
-        errors = (*result.errors, f"assembly log failed: {type(exc).__name__}: {exc}")
-        result = dataclasses.replace(result, errors=errors)
-    return result
 
 
 def explain(store: MemoryStore, session_id: str) -> AssemblyLog | None:

@@ -8,9 +8,9 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from lcm_adapter.cli.main import cli
-from lcm_adapter.reextract import upgrade_on_open
 from lcm_core.config import load_config
 from lcm_core.extraction.reextract import VERSION_KEY
+from lcm_core.steps.reextract import upgrade_on_open
 from lcm_core.store.models import Event, Session
 from lcm_core.store.registry import open_store
 from lcm_core.testing.builders import make_item

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from lcm_adapter import runtime as runtime_module
 from lcm_adapter.cli.main import cli
 from lcm_adapter.dsh import ingest as ingest_module
 from lcm_adapter.dsh.sample import conversation, lines_of, write_plain
+from lcm_core.steps import capture as capture_step
 from lcm_core.store.registry import open_store
 
 
@@ -96,7 +96,7 @@ def test_ctrl_c_during_extraction_counts_the_committed_batch(
         "中断",
         conversation([("约束：不要使用 Redis。", "好的。"), ("Use port 8080.", "OK.")] * 5),
     )
-    real = runtime_module._call_extraction
+    real = capture_step.run_extraction
     calls = {"n": 0}
 
     def stop_in_the_second(*args: object, **kwargs: object) -> object:
@@ -105,7 +105,7 @@ def test_ctrl_c_during_extraction_counts_the_committed_batch(
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(runtime_module, "_call_extraction", stop_in_the_second)
+    monkeypatch.setattr(capture_step, "run_extraction", stop_in_the_second)
     db = tmp_path / "m.sqlite"
     result = run(db, "ingest", str(log))
     assert result.exit_code == 130, (result.output, result.exception)
@@ -116,7 +116,7 @@ def test_ctrl_c_during_extraction_counts_the_committed_batch(
         store.close()
     assert stored == 20  # two batches of 10 committed, the second one's extraction cut short
     assert f"lcm: interrupted: {stored} new events committed ({stored} read" in result.stderr
-    monkeypatch.setattr(runtime_module, "_call_extraction", real)
+    monkeypatch.setattr(capture_step, "run_extraction", real)
     again = json.loads(run(db, "ingest", str(log), "--json", "--quiet").stdout)
     assert (again["inserted"], again["duplicates"]) == (20, 20)
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from lcm_adapter import reextract as adapter_reextract
 from lcm_core.config import load_config
+from lcm_core.steps import reextract as core_reextract
 from lcm_core.store import registry
 from lcm_core.store.base import BaseStore
 from lcm_core.store.memory import InMemoryStore
@@ -82,12 +82,12 @@ def _reextract(kind: str, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[A
     def no_url(url: str) -> MemoryStore:
         raise AssertionError(f"re-extraction opened a store by URL: {url}")
 
-    monkeypatch.setattr(adapter_reextract, "scratch_store", spy)
+    monkeypatch.setattr(core_reextract, "scratch_store", spy)
     monkeypatch.setattr(registry, "open_store", no_url)
     store = KINDS[kind](tmp)
     try:
         _old_session(store)
-        report = adapter_reextract.reextract_store(store, load_config(), SESSION)[0]
+        report = core_reextract.reextract(store, load_config(), SESSION)[0]
         items = sorted((i.content, i.kind, i.status) for i in store.list_items(SESSION))
     finally:
         store.close()

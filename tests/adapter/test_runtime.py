@@ -12,8 +12,10 @@ import pytest
 
 from lcm_adapter import runtime as runtime_module
 from lcm_adapter.dsh.sample import assistant, conversation, sample_turns, user
-from lcm_adapter.runtime import SOURCE_KIND, MemoryRuntime
+from lcm_adapter.hostmsg import SOURCE_KIND
+from lcm_adapter.runtime import MemoryRuntime
 from lcm_core.config import load_config
+from lcm_core.steps import tools
 
 SID = "会话-1"
 
@@ -148,11 +150,11 @@ def test_pre_step_reads_the_visible_surface_from_the_store(
     rt.on_events(SID, conversation(sample_turns()[:1]))
     seen: list[Any] = []
 
-    def spy(store: Any, session_id: str, messages: Any, *rest: Any) -> Any:
-        seen.extend(messages)
+    def spy(store: Any, request: Any, config: Any) -> Any:
+        seen.extend(request.messages)
         raise RuntimeError("stop here")
 
-    monkeypatch.setattr(runtime_module, "_call_assembly", spy)
+    monkeypatch.setattr(runtime_module, "pre_step", spy)
     assert rt.pre_step(SID, ask("新问题"), 2, 1, visible_seqs=[1, 2, 999]) is None
     assert [(m.role, m.text) for m in seen] == [
         ("user", sample_turns()[0][0]),
@@ -205,7 +207,7 @@ def test_a_crashing_precondition_allows_and_is_counted(
     def boom(*args: Any) -> Any:
         raise ValueError("bad glob")
 
-    monkeypatch.setattr(runtime_module, "_call_preconditions", boom)
+    monkeypatch.setattr(tools, "pre_tool", boom)
     assert rt.pre_tool(SID, "write", {}) == {"kind": "allow"}
     assert rt.stats.pre_tool_errors == 1
 

@@ -8,9 +8,9 @@ import pytest
 
 from lcm_core.assembly.assemble import assemble
 from lcm_core.assembly.compaction import NONE_POLICY_NOTICE, compaction_status
-from lcm_core.assembly.log import assemble_and_log
 from lcm_core.assembly.step import StepMessage
 from lcm_core.config import load_config
+from lcm_core.steps.prestep import StepRequest, pre_step
 from lcm_core.text.block_words import EN
 
 S = "sess"
@@ -60,16 +60,16 @@ def test_no_compaction_events_means_nothing_detected(script: Any) -> None:
 def test_items_return_after_compaction_and_the_step_is_marked(script: Any) -> None:
     """Before compaction the constraint is on screen and omitted; after it, it is back."""
     _before(script)
-    before = assemble_and_log(script.store, S, _full_surface())
+    before = pre_step(script.store, StepRequest(S, _full_surface())).result
     assert "production database" not in before.text
     assert any(o.reason.endswith("visible in this step") for o in before.omitted)
     _compact(script)
-    after = assemble_and_log(script.store, S, _after_compaction())
+    after = pre_step(script.store, StepRequest(S, _after_compaction())).result
     assert after.trigger == "post-compaction"
     assert after.compaction is not None and after.compaction.since_last_assembly == 3
     assert "[mem " in after.text and "production database" in after.text
     # The next step, with no new compaction, is an ordinary pre-step again.
-    later = assemble_and_log(script.store, S, _after_compaction())
+    later = pre_step(script.store, StepRequest(S, _after_compaction())).result
     assert later.trigger == "pre-step" and later.text == after.text
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from lcm_core.assembly.log import assemble_and_log, explain, explain_dict, explain_text
+from lcm_core.assembly.log import explain, explain_dict, explain_text
 from lcm_core.assembly.step import StepMessage
 from lcm_core.config import load_config
+from lcm_core.steps.prestep import StepRequest, pre_step
 from lcm_core.store.models import ItemChange
 from lcm_core.testing.builders import lifecycle
 from lcm_core.text.tokens import sha256_hex
@@ -27,7 +28,9 @@ def _session(script: Any) -> Any:
 def test_an_injected_assembly_is_logged_with_its_decisions(script: Any) -> None:
     """The row carries budget, tokens, hash, sections, item ids and omissions."""
     item = _session(script)
-    result = assemble_and_log(script.store, S, ask("when is the launch?"), turn=7, step=2)
+    result = pre_step(
+        script.store, StepRequest(S, ask("when is the launch?"), turn=7, step=2)
+    ).result
     log = explain(script.store, S)
     assert log is not None and log.injected
     assert (log.turn, log.step, log.trigger) == (7, 2, "pre-step")
@@ -40,16 +43,16 @@ def test_an_injected_assembly_is_logged_with_its_decisions(script: Any) -> None:
 
 def test_the_assembly_cursor_moves_only_when_a_block_is_injected(script: Any) -> None:
     """last_assembly_seq follows the newest event of injected assemblies, never of skipped ones."""
-    assemble_and_log(script.store, S, ask("anything"))
+    pre_step(script.store, StepRequest(S, ask("anything")))
     assert script.store.get_checkpoint(S).last_assembly_seq == -1
     _session(script)
-    assemble_and_log(script.store, S, ask("launch date?"))
+    pre_step(script.store, StepRequest(S, ask("launch date?")))
     assert script.store.get_checkpoint(S).last_assembly_seq == 2
 
 
 def test_a_skipped_assembly_is_logged_too(script: Any) -> None:
     """An empty session still leaves a row: not injected, with the reason."""
-    result = assemble_and_log(script.store, S, ask("hello there, launch?"))
+    result = pre_step(script.store, StepRequest(S, ask("hello there, launch?"))).result
     log = explain(script.store, S)
     assert not result.injected and log is not None and not log.injected
     assert log.content_hash is None and log.used_tokens == 0
@@ -59,7 +62,7 @@ def test_a_skipped_assembly_is_logged_too(script: Any) -> None:
 def test_explain_reads_the_log_and_does_not_rerun(script: Any) -> None:
     """Changing memory after an assembly does not change what explain reports."""
     item = _session(script)
-    assemble_and_log(script.store, S, ask("when is the launch?"))
+    pre_step(script.store, StepRequest(S, ask("when is the launch?")))
     before = explain_dict(explain(script.store, S))  # type: ignore[arg-type]
     script.store.update_item(item.id, ItemChange(status="retracted"), lifecycle(item, "retracted"))
     after = explain_dict(explain(script.store, S))  # type: ignore[arg-type]
@@ -71,7 +74,7 @@ def test_retention_keeps_only_the_newest_rows(script: Any) -> None:
     _session(script)
     config = load_config({"diagnostics": {"assemblyLogRetention": 3}})
     for turn in range(6):
-        assemble_and_log(script.store, S, ask("launch"), config, turn=turn)
+        pre_step(script.store, StepRequest(S, ask("launch"), turn=turn), config)
     logs = script.store.list_assembly_logs(S)
     assert [log.turn for log in logs] == [5, 4, 3]
 
@@ -83,7 +86,7 @@ def test_a_failed_assembly_is_logged_with_its_error(script: Any) -> None:
     def broken_rules(*_: Any) -> Any:
         raise RuntimeError("skills table unreadable")
 
-    result = assemble_and_log(script.store, S, ask("launch"), rules=broken_rules)
+    result = pre_step(script.store, StepRequest(S, ask("launch"), rules=broken_rules)).result
     assert not result.injected
     assert result.errors == ("assembly failed: RuntimeError: skills table unreadable",)
     log = explain(script.store, S)
@@ -98,7 +101,7 @@ def test_a_log_write_failure_is_reported_not_raised(script: Any) -> None:
         raise OSError("disk full")
 
     script.store.add_assembly_log = refuse
-    result = assemble_and_log(script.store, S, ask("launch"))
+    result = pre_step(script.store, StepRequest(S, ask("launch"))).result
     assert result.injected and result.errors == ("assembly log failed: OSError: disk full",)
 
 
@@ -106,7 +109,7 @@ def test_explain_text_names_sections_and_omissions(script: Any) -> None:
     """The readable explain lists what went in and what was left out, with reasons."""
     _session(script)
     script.tool(3, "the launch is on March 14, trust me")
-    assemble_and_log(script.store, S, ask("launch March 14"))
+    pre_step(script.store, StepRequest(S, ask("launch March 14")))
     text = explain_text(explain(script.store, S))  # type: ignore[arg-type]
     assert "injected" in text and "memory: 1 entries" in text
     assert "left out evidence/seq:3: event type tool/result is not inline-quotable" in text

@@ -7,7 +7,6 @@ from typing import Any
 import pytest
 
 from lcm_core.assembly.assemble import assemble
-from lcm_core.assembly.log import assemble_and_log
 from lcm_core.assembly.packing import Candidate, Reserve, pack
 from lcm_core.assembly.recall import asks_about_past
 from lcm_core.assembly.resident import resident_items
@@ -16,6 +15,7 @@ from lcm_core.config import load_config
 from lcm_core.extraction.durability import is_durable
 from lcm_core.retrieval.evidence import gather_evidence
 from lcm_core.retrieval.shown import OWN_SOURCE_KIND, ShownItems, logged_shown
+from lcm_core.steps.prestep import StepRequest, pre_step
 from lcm_core.store.models import TaskState
 from lcm_core.testing.builders import make_item
 from lcm_core.text.block_words import EN, ZH
@@ -119,13 +119,19 @@ def test_the_resident_set_stops_once_shown_and_returns_after_the_next_compaction
     budget, _ = budget_and_port(script)
     compact(script, 10)
     seen = ShownItems()
-    first = assemble_and_log(script.store, S, say(NAVIGATION), shown=seen.read(script.store, S))
+    first = pre_step(
+        script.store, StepRequest(S, say(NAVIGATION), shown=seen.read(script.store, S))
+    ).result
     assert budget.id in first.item_ids
     script.event(13, "user/message", first.text, source_kind=OWN_SOURCE_KIND, role="user")
-    second = assemble_and_log(script.store, S, say(NAVIGATION), shown=seen.read(script.store, S))
+    second = pre_step(
+        script.store, StepRequest(S, say(NAVIGATION), shown=seen.read(script.store, S))
+    ).result
     assert not second.injected
     compact(script, 14)
-    third = assemble_and_log(script.store, S, say(NAVIGATION), shown=seen.read(script.store, S))
+    third = pre_step(
+        script.store, StepRequest(S, say(NAVIGATION), shown=seen.read(script.store, S))
+    ).result
     assert budget.id in third.item_ids
 
 
@@ -133,7 +139,7 @@ def test_the_assembly_logs_say_what_was_injected_since_the_compaction(script: An
     """For hooks: items of injected blocks logged after the latest compaction count as shown."""
     budget, port = budget_and_port(script)
     compact(script, 10)
-    first = assemble_and_log(script.store, S, say(NAVIGATION))
+    first = pre_step(script.store, StepRequest(S, say(NAVIGATION))).result
     assert logged_shown(script.store, S).items == frozenset(first.item_ids) >= {budget.id, port.id}
     compact(script, 20)
     assert logged_shown(script.store, S).items == frozenset()

@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 
 from lcm_core import usecases
-from lcm_core.assembly.log import assemble_and_log
 from lcm_core.assembly.step import StepMessage
 from lcm_core.config import load_config
 from lcm_core.extraction.control import ControlError, pinned_ids
 from lcm_core.extraction.reextract import reextract_session
 from lcm_core.extraction.run import run_extraction
+from lcm_core.steps.prestep import StepRequest, pre_step
 from lcm_core.store.memory import InMemoryStore
 from lcm_core.store.models import TaskState
 
@@ -77,8 +77,10 @@ def test_forget_erases_the_step_text_an_assembly_log_recorded(script: Any) -> No
     script.user(2, "上次的预算是 884412 日元")
     config = load_config({})
     for said in ("我的银行卡密码是 884412，别告诉别人", "预算是多少？"):
-        assemble_and_log(
-            script.store, script.session_id, [StepMessage("user", said, "user")], config
+        pre_step(
+            script.store,
+            StepRequest(script.session_id, [StepMessage("user", said, "user")]),
+            config,
         )
     kept, secret = script.store.list_assembly_logs(script.session_id)
     report = usecases.forget_event(script.store, script.session_id, 1)
@@ -104,7 +106,9 @@ def test_forget_erases_the_start_of_a_message_the_log_cut_through(script: Any) -
     script.user(2, filler + secret)
     said = filler + secret
     config = load_config({})
-    assemble_and_log(script.store, script.session_id, [StepMessage("user", said, "user")], config)
+    pre_step(
+        script.store, StepRequest(script.session_id, [StepMessage("user", said, "user")]), config
+    )
     (logged,) = script.store.list_assembly_logs(script.session_id)
     kept = logged.reasons[0]["text"]
     assert kept == filler + secret[:10]

@@ -34,10 +34,7 @@ try:
     from lcm_core.extraction.run import run_extraction as _run_extraction
 except ImportError:  # not landed yet: writers only capture
     _run_extraction = None
-try:
-    from lcm_core.assembly.log import assemble_and_log as _assemble_and_log
-except ImportError:  # not landed yet: the reader searches and lists instead
-    _assemble_and_log = None
+from lcm_core.steps.prestep import StepRequest, pre_step
 
 SHARED = "shared"
 QUERIES = ("预算 含税 周五", "p95 latency cache warm", "PostgreSQL MySQL", "output line 17")
@@ -160,18 +157,15 @@ def reader(db: str, go: Path, stop: Path) -> dict[str, Any]:
             for session in sessions:
                 query = QUERIES[summary["loops"] % len(QUERIES)]
                 try:
-                    if _assemble_and_log is not None:
-                        result = _assemble_and_log(store, session, (), config, turn=1, step=1)
-                        summary["assemblies"] += 1
-                        summary["injected"] += int(result.injected)
-                        for error in result.errors:
-                            key = (
-                                "lock_errors_reported"
-                                if is_lock_error(error)
-                                else "assembly_errors"
-                            )
-                            summary[key] += 1
-                            errors.append(error)
+                    # the pre-step as a host runs it (the core's, with its log row)
+                    request = StepRequest(session, turn=1, step=1)
+                    result = pre_step(store, request, config).result
+                    summary["assemblies"] += 1
+                    summary["injected"] += int(result.injected)
+                    for error in result.errors:
+                        key = "lock_errors_reported" if is_lock_error(error) else "assembly_errors"
+                        summary[key] += 1
+                        errors.append(error)
                     summary["searches"] += 1
                     store.search_events(session, query.split(), limit=20)
                     store.search_items(session, query.split(), limit=20)
@@ -192,7 +186,7 @@ def reader(db: str, go: Path, stop: Path) -> dict[str, Any]:
         store.close()
     return {
         "role": "reader",
-        "assembly": _assemble_and_log is not None,
+        "assembly": True,
         **summary,
         "first_errors": errors[:5],
     }

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 from lcm_core import usecases
-from lcm_core.assembly.log import assemble_and_log
 from lcm_core.assembly.step import StepMessage
 from lcm_core.config import load_config
+from lcm_core.steps.prestep import StepRequest, pre_step
 from lcm_core.store.models import Event
 from lcm_core.testing.builders import make_item
 from lcm_store_sqlite import SQLiteMemoryStore
@@ -65,7 +65,7 @@ def test_forget_leaves_no_byte_of_a_step_text_the_assembly_log_kept(tmp_path: Pa
     writer, item_id = _store_with_secret(path)
     try:
         step = [StepMessage("user", SECRET, "user")]
-        assemble_and_log(writer, "s1", step, load_config({}))
+        pre_step(writer, StepRequest("s1", step), load_config({}))
         (logged,) = writer.list_assembly_logs("s1")
         assert SECRET in json.dumps(logged.reasons, ensure_ascii=False)
         report = usecases.forget(writer, item_id)

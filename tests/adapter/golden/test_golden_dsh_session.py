@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from lcm_adapter.envelope.capture import capture_batch
-from lcm_core.assembly.assemble import assemble
 from lcm_core.assembly.step import StepMessage
 from lcm_core.config import load_config
 from lcm_core.extraction.durability import is_durable
 from lcm_core.extraction.run import run_extraction
+from lcm_core.steps.prestep import StepRequest, pre_step
 from lcm_store_sqlite import SQLiteMemoryStore
 
 HERE = Path(__file__).parent
@@ -93,7 +93,9 @@ def snapshot() -> tuple[str, SQLiteMemoryStore]:
         ),
         ("step: which port", "Which port does the staging database listen on?"),
     ):
-        block = assemble(store, SID, [StepMessage("user", text, "user")], config)
+        block = pre_step(
+            store, StepRequest(SID, [StepMessage("user", text, "user")]), config
+        ).result
         lines += [f"===== {title} =====", block.text or "(nothing injected)"]
     return "\n".join(lines) + "\n", store
 

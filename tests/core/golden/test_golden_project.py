@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from lcm_core.assembly.assemble import AssemblyResult, assemble
+from lcm_core.assembly.assemble import AssemblyResult
 from lcm_core.assembly.step import StepMessage
 from lcm_core.capture.project import record_project
 from lcm_core.config import Config, load_config
 from lcm_core.extraction.run import run_extraction
+from lcm_core.steps.prestep import StepRequest, pre_step
 from lcm_core.store.memory import InMemoryStore
 from lcm_core.store.models import Event
 from lcm_core.store.ports import MemoryStore
@@ -57,7 +58,9 @@ def _say(store: MemoryStore, session_id: str, seq: int, text: str, day: str) -> 
 
 
 def _block(store: MemoryStore, session_id: str, config: Config) -> AssemblyResult:
-    return assemble(store, session_id, [StepMessage("user", ASK, "user")], config)
+    return pre_step(
+        store, StepRequest(session_id, [StepMessage("user", ASK, "user")]), config
+    ).result
 
 
 def _scenario(store: MemoryStore) -> list[tuple[str, AssemblyResult]]:
