@@ -115,6 +115,28 @@ class RetrievalSettings(Section):
         '"10.01.2024", "11月30日"), or that calls it "yesterday" / "tomorrow" (昨天 / 明天) '
         "the day after or before",
     )
+    rerank_depth: int = setting(
+        50,
+        low=0,
+        high=400,
+        help="the best turns by relevance looked at again for `answerKindWeight` "
+        "(0 switches the second look off)",
+    )
+    answer_kind_weight: float = setting(
+        0.6,
+        low=0.0,
+        high=2.0,
+        help="+60% for a turn holding the kind of token the question asks for: a date for "
+        '"when" (什么时候), a place for "where" (哪里), a name for "who" (谁), a number for '
+        '"how many" (多少)',
+    )
+    redundancy_penalty: float = setting(
+        0.6,
+        low=0.0,
+        high=0.9,
+        help="share taken off an item whose every source turn a better-ranked item already "
+        "cites: it adds no evidence",
+    )
     intent_boost: float = setting(
         0.5,
         low=0.0,
@@ -153,6 +175,13 @@ class RetrievalSettings(Section):
         low=0,
         high=5,
         help="how many seqs either side of a match its neighbours may lie (0 switches them off)",
+    )
+    neighbour_other_speaker: float = setting(
+        0.5,
+        low=0.0,
+        high=1.0,
+        help="in a chat log, a neighbour said by another speaker than the match gets this "
+        "share of its offer (the same speaker going on carries the answer more often)",
     )
     ablate: tuple[str, ...] = setting(
         (),

@@ -6,7 +6,9 @@ of which need share a word with the question. A turn of the same episode (sessio
 `retriever.episode_key`) within `retrieval.neighbourRadius` seqs of a strong candidate is
 offered `neighbourShare / distance` of that candidate's score; the caller keeps the offer
 when it beats the turn's own score, so neighbours compete on the one relevance scale and
-under the same floor, and never outrank the match they sit beside. Only the first
+under the same floor, and never outrank the match they sit beside. In a chat log a
+neighbour another speaker said is offered `neighbourOtherSpeaker` of that (the speaker
+going on with a message carries its answer more often than the reply to it). Only the first
 `evidenceLimit` strong candidates spread, and the turns not yet known are read in one
 store call: the work is bounded by the limit, never by the size of the session.
 """
@@ -21,6 +23,7 @@ from lcm_core.retrieval.rank import ablated
 from lcm_core.retrieval.retriever import episode_key
 from lcm_core.store.models import Event
 from lcm_core.store.ports import MemoryStore
+from lcm_core.text.speakers import speaker_of
 
 
 @dataclass(slots=True)
@@ -41,6 +44,14 @@ def spreads(config: Config) -> bool:
         and retrieval.neighbour_radius > 0
         and not ablated(config, "neighbours")
     )
+
+
+def _other_speaker(turn: Event, match: Event | None) -> bool:
+    """True when both turns are headed by a speaker's name ("Emi: ...") and not the same."""
+    if match is None:
+        return False
+    mine, theirs = speaker_of(turn.text), speaker_of(match.text)
+    return mine is not None and theirs is not None and mine != theirs
 
 
 def neighbour_lifts(
@@ -71,10 +82,15 @@ def neighbour_lifts(
     read = [e for e in store.get_events(session_id, missing) if may_quote(e)] if missing else []
     events = {**known, **{e.seq: e for e in read}}
     lifts: dict[int, Lift] = {}
+    other = config.retrieval.neighbour_other_speaker
+    if ablated(config, "speaker-neighbours"):
+        other = 1.0
     for near, offered, beside, episode in offers:
         found = events.get(near)
         if found is None or episode_key(found) != episode:
             continue
+        if other < 1.0 and _other_speaker(found, events.get(beside)):
+            offered *= other
         if near not in lifts or offered > lifts[near].score:
             lifts[near] = Lift(offered, beside)
     return lifts, [e for e in read if e.seq in lifts]

@@ -10,16 +10,19 @@ an item over a clearly more relevant turn:
             * (1 + exactMatchBoost * min(exact, 3) / 3)
             * (1 - SUPERSESSION_PENALTY) when the item still carries a superseded_by link
             * (1 + recencyBoost) when its newest source is within recencyWindow seqs
+            * (1 - redundancyPenalty) when a better item already cites all its sources
 
 With the defaults (priorShare 0.1, recencyBoost 0.05) kind and evidence move a score
-by at most 10%, recency by 5%, a supersession link takes 20%. Ties go to the item with
-the newer source, then to the smaller id, so the same state always yields the same order.
+by at most 10%, recency by 5%, a supersession link takes 20%; a second item of a turn
+a better item already cites (another sentence of it) takes 60%, so the next turn's
+item is listed before it. Ties go to the item with the newer source, then to the
+smaller id, so the same state always yields the same order.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from lcm_core.config import Config
@@ -75,6 +78,9 @@ ABLATIONS: Final[dict[str, str]] = {
     "bridge": "no English-Chinese query expansion",
     "intent": "a question about a rule or liking does not favour such items",
     "neighbours": "the turns next to a strong match are not quoted with it",
+    "answer-kind": "a turn holding the kind of token the question asks for is not lifted",
+    "redundancy": "an item whose source turns a better item already cites keeps its score",
+    "speaker-neighbours": "a neighbour said by the other speaker of a chat log is offered as much",
 }
 
 
@@ -220,6 +226,24 @@ def score_item(
     return RankedItem(item, score, relevance, exact, recent, linked)
 
 
+def lower_redundant(
+    scored: Sequence[RankedItem], session_id: str, penalty: float
+) -> list[RankedItem]:
+    """The ranked items (best first) with each one whose every source turn a better item
+    already cites scored `penalty` lower, and sorted again: a second sentence of the
+    same turn adds no evidence, so it does not take a place the next turn could have."""
+    cited: set[int] = set()
+    result: list[RankedItem] = []
+    for ranked in scored:
+        seqs = source_seqs(ranked.item) if ranked.item.session_id == session_id else ()
+        if seqs and cited.issuperset(seqs):
+            ranked = replace(ranked, score=ranked.score * (1.0 - penalty))
+        cited.update(seqs)
+        result.append(ranked)
+    result.sort(key=lambda r: (-round(r.score, 9), -(newest_source_seq(r.item) or -1), r.item.id))
+    return result
+
+
 def anchor_seq_of(store: MemoryStore, session_id: str) -> int | None:
     """The seq recency is measured from: the checkpoint, else the newest stored event."""
     checkpoint = store.get_checkpoint(session_id)
@@ -275,6 +299,9 @@ def rank_items(
     ]
     # Equal scores: the newer statement first, then the id, so ties never depend on the store.
     scored.sort(key=lambda r: (-round(r.score, 9), -(newest_source_seq(r.item) or -1), r.item.id))
+    penalty = 0.0 if ablated(config, "redundancy") else config.retrieval.redundancy_penalty
+    if penalty > 0:
+        scored = lower_redundant(scored, session_id, penalty)
     min_score = floor if floor is not None else score_floor(pool, config)
     limit = min(config.retrieval.limit, HARD_LIMIT)
     selected: list[RankedItem] = []

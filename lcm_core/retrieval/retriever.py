@@ -11,6 +11,8 @@ can be plugged in later without touching them.
     turn  = (own + contextWeight * previous message) * (1 + episodeWeight * episode / best episode)
             * (1 + speakerWeight, when the question names the turn's speaker)
             * (1 + dayWeight, when the question names the day the turn was said or speaks of)
+            * (1 + answerKindWeight, when among the best `rerankDepth` it holds the kind
+               of token the question asks for: a date, a place, a name, a number; `rerank`)
     item  = the larger of its own text's BM25 and its best-scoring source turn's
 
 A turn's context is the message right before it (the turn it answers or follows). An
@@ -37,9 +39,11 @@ from lcm_core.retrieval.project import (
     project_items,
     project_scope,
 )
+from lcm_core.retrieval.rerank import kind_factors
 from lcm_core.store.models import Event, MemoryItem
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.dates import named_days, on_named_day, said_on, speaks_of_named_day
+from lcm_core.text.lazy_regex import lazy_compile
 from lcm_core.text.relevance import (
     Bag,
     Corpus,
@@ -64,6 +68,8 @@ EPISODE_SEQS: Final = 50
 CHAT_LOG_WINDOW: Final = 200
 # Message types whose text is a turn of the conversation (context of the next one).
 MESSAGE_TYPES: Final = ("user/message", "assistant/message")
+# The question's words, read as written: a name among them is no new name in a turn.
+_WORDS_RE: Final = lazy_compile(r"[^\W_]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +179,8 @@ class LexicalRetriever:
             )
         if events and not _ablated(config, "day") and config.retrieval.day_weight > 0:
             _lift_named_days(turns, named_days(text), 1.0 + config.retrieval.day_weight)
+        if events and config.retrieval.rerank_depth > 0:
+            _second_look(turns, text, config)
         items: list[tuple[MemoryItem, float]] = []
         replaced: set[int] = set()
         if not _ablated(config, "items"):
@@ -303,6 +311,22 @@ def _lift_named_days(turns: dict[int, ScoredTurn], days: frozenset[str], factor:
         event = turn.event
         if on_named_day(event.time, days) or speaks_of_named_day(event.time, event.text, days):
             turns[seq] = replace(turn, relevance=turn.relevance * factor)
+
+
+def _second_look(turns: dict[int, ScoredTurn], text: str, config: Config) -> None:
+    """Lift the best `rerankDepth` turns that hold the kind of token the question asks for
+    (`rerank`): a date for "when", a place for "where", a name for "who", a number."""
+    weight = 0.0 if _ablated(config, "answer-kind") else config.retrieval.answer_kind_weight
+    if weight <= 0:
+        return
+    depth = config.retrieval.rerank_depth
+    best = sorted(turns.items(), key=lambda p: (-p[1].relevance, p[0]))[:depth]
+    texts = {seq: turn.event.text for seq, turn in best}
+    # The question's words and the speakers' names are no answer: they are asked about.
+    known = {word.casefold() for word in _WORDS_RE.findall(text)}
+    known |= {name.casefold() for t in texts.values() if (name := speaker_of(t)) is not None}
+    for seq, factor in kind_factors(texts, text, known, weight).items():
+        turns[seq] = replace(turns[seq], relevance=turns[seq].relevance * factor)
 
 
 def _context_scores(

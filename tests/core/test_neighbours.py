@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from lcm_core.assembly.assemble import assemble
 from lcm_core.assembly.step import StepMessage
 from lcm_core.config import load_config
@@ -92,3 +94,39 @@ def test_the_current_question_is_never_quoted_as_a_neighbour(script: Any) -> Non
     found = retrieve(script.store, S, question, load_config(), current_turn=3)
     refs = [row.ref for row in found.evidence.rows]
     assert refs[0] == "seq:1" and "seq:2" in refs and "seq:3" not in refs
+
+
+def _offers(script: Any, question: str, config: Any) -> dict[str, float]:
+    found = retrieve(script.store, S, query_signals(question), config)
+    return {row.ref: row.score for row in found.evidence.rows}
+
+
+SAME_SPEAKER = {
+    # The match, then the other speaker's reply, then the matching speaker going on:
+    # both neighbours are as near to the match (one seq before, one after).
+    "en": (
+        ("Elise: thanks!", "Kevin: I am a freshman at Stanford University", "Kevin: it is in SF"),
+        "Which university is the freshman at?",
+    ),
+    "zh": (
+        ("小红：谢谢！", "小明：我在浙江大学读大一", "小明：学校在杭州"),
+        "读大一的是哪个大学？",
+    ),
+}
+
+
+@pytest.mark.parametrize("language", sorted(SAME_SPEAKER))
+def test_the_same_speaker_going_on_is_offered_more(script: Any, language: str) -> None:
+    """In a chat log the turn the matching speaker goes on with carries the answer more
+    often than the other speaker's reply, at the same distance."""
+    (before, match, after), question = SAME_SPEAKER[language]
+    script.user(1, before, time="2026-01-05T09:00:00")
+    script.user(2, match, time="2026-01-05T09:01:00")
+    script.user(3, after, time="2026-01-05T09:02:00")
+    for seq in range(4, 40):
+        speaker = "Elise" if language == "en" else "小红"
+        script.user(seq, f"{speaker}: the tram timetable changed on line {seq}")
+    on = _offers(script, question, load_config())
+    assert on["seq:3"] > on["seq:1"] and on["seq:2"] > on["seq:3"]
+    off = _offers(script, question, load_config({"retrieval": {"ablate": ["speaker-neighbours"]}}))
+    assert off["seq:3"] == off["seq:1"]

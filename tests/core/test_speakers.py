@@ -13,8 +13,8 @@ from lcm_core.text.query import query_signals
 from lcm_core.text.speakers import chat_speakers, speaker_of, writes_names
 
 S = "sess"
-# The speaker alone: no neighbours, context or episode to lift a turn.
-ALONE = {"neighbourRadius": 0, "contextWeight": 0, "episodeWeight": 0}
+# The speaker alone: no neighbours, context, episode or answer kind to lift a turn.
+ALONE = {"neighbourRadius": 0, "contextWeight": 0, "episodeWeight": 0, "answerKindWeight": 0}
 ON = load_config({"retrieval": ALONE})
 OFF = load_config({"retrieval": {**ALONE, "ablate": ["speaker"]}})
 
