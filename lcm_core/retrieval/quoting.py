@@ -124,7 +124,10 @@ def _echo_terms(text: str) -> frozenset[str]:
 def historical_sources(store: MemoryStore, session_id: str) -> dict[int, tuple[str, str]]:
     """seq -> (status, item id) for the sources of superseded, retracted and disputed items."""
     found: dict[int, tuple[str, str]] = {}
-    for item in store.list_items(session_id, statuses=HISTORICAL_STATUSES):
+    # By id, not the store's created_at order: two items written in the same millisecond
+    # in one run and not in the next would name another item for one turn.
+    items = sorted(store.list_items(session_id, statuses=HISTORICAL_STATUSES), key=lambda i: i.id)
+    for item in items:
         for seq in source_seqs(item):
             found.setdefault(seq, (item.status, item.id))
     return found
