@@ -55,8 +55,8 @@ _REPLACED_EN: Final = lazy_compile(
 _REPLACED_ZH: Final = lazy_compile(
     r"(?:而不是|而非|不再是|不是)\s*(?P<x>[^，。；,;！？\n]+?)(?:\s*了)?(?=[，。；,;！？\n]|$)|"
     # The value is bounded: unbounded, a long text without a comma costs quadratic time.
-    r"(?P<y>[^，。；,;！？\n]{1,60}?)\s*(?:那套不用了|就别用了|别用了|不行了|作废了?|不对了?|不用了|不算了)|"
-    r"(?:代替|取代|替换掉|替掉|换掉|不再用|别再用)\s*(?P<z>[^，。；,;！？\n]+)"
+    r"(?P<y>[^，。；,;！？\n]{1,60}?)\s*(?:那套不用了|就别用了|别用了|不行了|作废了?|不对了?|不用了|不算了|不要了)|"
+    r"(?:代替|取代|替换掉|替掉|换掉|不再用|别再用|(?:我们)?弃用)\s*(?P<z>[^，。；,;！？\n]+)"
 )
 # "Scratch '_m';", "不要再用 “_r” 了，" before the new value: the old one, named to retire it.
 _STOPPED: Final = (

@@ -105,12 +105,15 @@ def without_retired(content: str, retired: Callable[[str], bool]) -> str:
     return shown if shown else content
 
 
+_NOT_OLD: Final = lazy_compile(r"(?:now|today|tomorrow|here|then|there|the start)\b", re.IGNORECASE)
+
+
 def _to_new_value(match: re.Match[str]) -> str:
-    """ "from 80 characters to" -> "to "; a from-part with no value or number stays ("from
-    the start to the end" names no old value)."""
+    """ "from 80 characters to" -> "to ", "from pycodestyle to `pyright`" -> "to `pyright`";
+    a from-part that is a time or place ("from now on, ask X to") stays."""
     old = match.group(1) if match.group(1) is not None else match.group(2)
-    # A value, a number or an identifier ("from camelCase to `snake_case`").
-    if not values_of(old) and not re.search(r"\d|[a-z][A-Z]|\w_\w?", old):
+    # "From now on, ask `Tomasz` to review", "from today to Friday": a time, not an old value.
+    if _NOT_OLD.match(old):
         return match.group(0)
     return "to " if match.group(1) is not None else "改成"
 

@@ -212,6 +212,24 @@ def test_a_rules_conditions_name_no_old_value() -> None:
             "snake_case",
         ),
         (
+            "The API server listens on port 3845.",
+            "We had 3845 before, but you reach the API server through port 4076 now.",
+            "port 4076",
+            "3845",
+        ),
+        (
+            "Always run pycodestyle as the linter.",
+            "Let's switch the linter from pycodestyle to `pyright`.",
+            "`pyright`",
+            "pycodestyle",
+        ),
+        (
+            "以后缩进都用四个空格。",
+            "四个空格 不要了，以后缩进换成 两个空格。",
+            "两个空格",
+            "四个空格",
+        ),
+        (
             "日志统一用 structlog 记录。",
             "之前说的日志库不算了，现在日志统一用 logbook 记录。",
             "logbook",
