@@ -14,6 +14,7 @@ from typing import Final
 from lcm_core.assembly.packing import Candidate
 from lcm_core.assembly.snippet import sentence_spans
 from lcm_core.extraction.correct import correction_cue
+from lcm_core.extraction.standing import vocabulary
 from lcm_core.retrieval.quoting import EvidenceRow
 from lcm_core.retrieval.rank import Omission
 from lcm_core.text.block_words import BlockWords
@@ -107,8 +108,9 @@ def _words(text: str) -> frozenset[str]:
 
 
 def _new_words(piece: str, said: frozenset[str]) -> frozenset[str]:
-    """The words of a sentence its items lack, not counting stop words or its correction
-    lead: "Correction: the batch size is 1000." says nothing "the batch size is 1000" does not."""
+    """The words of a sentence its items lack, not counting stop words, its correction lead
+    or its label: "Correction: the batch size is 1000." and "约束：周末不安排工作会议" say
+    nothing their items do not."""
     cue = correction_cue(piece)
-    body = cue.body if cue is not None else piece
+    body = vocabulary().labelled.sub("", cue.body if cue is not None else piece)
     return frozenset(w for w in _words(body) - said if w not in en.STOP_WORDS)

@@ -83,12 +83,14 @@ def test_the_block_stops_where_relevance_runs_out(
     script: Any, strong: str, weak: str, question: str
 ) -> None:
     """A turn that matches the question only by a common word scores far below the best:
-    under `retrieval.relativeMinScore` it is left out with that reason, not packed
-    because the budget has room; a lower ratio lets it in."""
+    under `retrieval.relativeMinScore` (0.3 here, a leaner block than the default 0.1) it
+    is left out with that reason, not packed because the budget has room; a lower ratio
+    lets it in."""
     script.user(1, strong, turn=1)
     for n in range(2, 8):
         script.user(n, f"{weak} #{n}", turn=n)
-    result = assemble(script.store, S, ask(question), EN_BLOCK, turn=8)
+    lean = load_config({"assembly": {"language": "en"}, "retrieval": {"relativeMinScore": 0.3}})
+    result = assemble(script.store, S, ask(question), lean, turn=8)
     assert quoted(result.text)[0] == "seq:1"
     cut = [o for o in result.omitted if "retrieval.relativeMinScore" in o.reason]
     assert cut and all(o.ref not in quoted(result.text) for o in cut)
