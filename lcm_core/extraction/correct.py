@@ -98,8 +98,12 @@ class CorrectionCue:
     replaced: tuple[str, ...] = ()
 
 
+@lru_cache(maxsize=16_384)
 def correction_cue(sentence: str) -> CorrectionCue | None:
-    """The correction a user sentence makes, or None when it corrects nothing."""
+    """The correction a user sentence makes, or None when it corrects nothing.
+
+    Cached: a pre-step asks it of the same quoted sentences step after step.
+    """
     body, explicit = sentence.strip(), False
     for lead in (_EN_LEAD, _ZH_LEAD):
         match = lead.match(body)
