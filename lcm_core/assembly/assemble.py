@@ -175,6 +175,7 @@ def _assemble(
         retriever=retriever,
         words=words,
         in_history=in_history,
+        budget_tokens=budget.tokens,
     )
     reasons = [*reasons, budget.to_reason()]
     candidates, repeated = drop_shown_entries(candidates, shown)

@@ -207,10 +207,12 @@ def collect_candidates(
     retriever: Retriever | None = None,
     words: BlockWords | None = None,
     in_history: frozenset[int] = frozenset(),
+    budget_tokens: int | None = None,
 ) -> tuple[list[Candidate], list[Omission], list[dict[str, Any]], bool]:
     """Every entry the block could hold, in priority order, plus retrieval's omissions.
 
-    Also returns the reasons for explain and whether the session holds anything at all.
+    Also returns the reasons for explain and whether the session holds anything at all;
+    `budget_tokens`, the block's budget, sets how relevant an entry must be.
     """
     finder = retriever if retriever is not None else LexicalRetriever()
     max_chars = config.assembly.max_evidence_chars
@@ -233,6 +235,7 @@ def collect_candidates(
         shown=shown,
         retriever=finder,
         in_history=in_history,
+        budget_tokens=budget_tokens,
     )
     ranking, evidence = found_now.ranking, found_now.evidence
     candidates: list[Candidate] = []

@@ -306,8 +306,12 @@ def retrieve(
     shown: Shown | None = None,
     retriever: Retriever | None = None,
     in_history: frozenset[int] = frozenset(),
+    budget_tokens: int | None = None,
 ) -> Retrieval:
-    """Pool the candidates, rank items, then gather their evidence and the raw turns."""
+    """Pool the candidates, rank items, then gather their evidence and the raw turns.
+
+    `budget_tokens` is the block's budget: a smaller one raises the floor (`floor_ratio`).
+    """
     if retriever is None:
         pool = default_pool(store, session_id, signals, config)
     else:
@@ -319,7 +323,8 @@ def retrieve(
     if shown.seqs:
         is_visible = _or_quoted_before(is_visible, shown.seqs)
     pool = without_own_input(pool, signals, is_visible, current_turn)
-    floor = score_floor(pool, config)  # ranking and evidence share it: it scans the pool
+    # Ranking and evidence share it: it scans the pool.
+    floor = score_floor(pool, config, budget_tokens)
     ranking = rank_items(
         store,
         session_id,

@@ -179,15 +179,35 @@ def default_pool(
     return LexicalRetriever().pool(store, session_id, signals.text, config, types)
 
 
-FLOOR_RULE: Final = "retrieval.minScore, or retrieval.relativeMinScore of the best candidate"
+FLOOR_RULE: Final = (
+    "retrieval.minScore, or retrieval.relativeMinScore of the best candidate, raised for a "
+    "budget under 3000 tokens"
+)
 
 
-def score_floor(pool: Pool | None, config: Config) -> float:
-    """The least score an entry needs: `minScore`, or `relativeMinScore` of the pool's best."""
+# `relativeMinScore` is the floor's ratio for a block of this many tokens; a smaller block
+# raises it in proportion (up to FLOOR_RATIO_CAP): a block that holds a fifth as much
+# should hold only what is clearly relevant. REALTALK block recall by budget and ratio:
+# 600 tokens 0.40 at 0.1, 0.55 at 0.3, 0.56 at 0.4; 1 200 tokens 0.59 at 0.1, 0.64 at 0.2
+# and 0.3; 3 000 tokens 0.73 at 0.1, 0.67 at 0.3 (docs/measurements.md).
+FLOOR_BUDGET_TOKENS: Final = 3000
+FLOOR_RATIO_CAP: Final = 0.4
+
+
+def floor_ratio(config: Config, budget_tokens: int | None = None) -> float:
+    """The share of the best candidate's score an entry needs, for a block of this budget."""
+    ratio = config.retrieval.relative_min_score
+    if not budget_tokens or budget_tokens >= FLOOR_BUDGET_TOKENS:
+        return ratio
+    return max(ratio, min(ratio * FLOOR_BUDGET_TOKENS / budget_tokens, FLOOR_RATIO_CAP))
+
+
+def score_floor(pool: Pool | None, config: Config, budget_tokens: int | None = None) -> float:
+    """The least score an entry needs: `minScore`, or `floor_ratio` of the pool's best."""
     floor = config.retrieval.min_score
     if pool is None:
         return floor
-    return max(floor, config.retrieval.relative_min_score * pool.best)
+    return max(floor, floor_ratio(config, budget_tokens) * pool.best)
 
 
 def is_recent(newest: int | None, anchor_seq: int | None, config: Config) -> bool:

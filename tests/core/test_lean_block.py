@@ -11,6 +11,7 @@ from lcm_core.assembly.assemble import assemble
 from lcm_core.assembly.repeats import SIMILAR_QUOTED
 from lcm_core.assembly.step import StepMessage
 from lcm_core.config import load_config
+from lcm_core.retrieval.rank import floor_ratio
 
 S = "sess"
 EN_BLOCK = load_config({"assembly": {"language": "en"}})
@@ -111,3 +112,46 @@ def test_a_quoted_turn_is_one_line_and_a_tool_result_says_what_it_is(script: Any
     assert "- [ev seq:1] 2026-11-30: “the staging port is 5433”" in lines
     tool = [ln for ln in lines if ln.startswith("- [ev seq:2] ")]
     assert len(tool) == 1 and tool[0].startswith("- [ev seq:2] tool result")
+
+
+def test_a_smaller_budget_asks_more_relevance_of_each_entry() -> None:
+    """`relativeMinScore` is the ratio at 3000 tokens; a smaller block raises it in
+    proportion, up to 0.4, and a larger one never lowers it."""
+    config = load_config()
+    ratio = config.retrieval.relative_min_score
+    assert floor_ratio(config, 3000) == floor_ratio(config, 12_000) == floor_ratio(config) == ratio
+    assert floor_ratio(config, 1500) == pytest.approx(2 * ratio)
+    assert floor_ratio(config, 300) == 0.4
+    strict = load_config({"retrieval": {"relativeMinScore": 0.6}})
+    assert floor_ratio(strict, 600) == 0.6
+
+
+@pytest.mark.parametrize(
+    ("strong", "weak", "question"),
+    [
+        (
+            "the invoice exporter writes Parquet files to the finance bucket",
+            "the exporter was slow again this morning",
+            "where does the invoice exporter write its Parquet files?",
+        ),
+        (
+            "发票导出程序把 Parquet 文件写到财务的存储桶",
+            "导出程序今天早上又很慢",
+            "发票导出程序把 Parquet 文件写到哪里？",
+        ),
+    ],
+)
+def test_a_small_block_keeps_the_clear_match_and_drops_the_weak_ones(
+    script: Any, strong: str, weak: str, question: str
+) -> None:
+    """At the default budget a weaker match still comes in; at 600 tokens (a host with a
+    small context) only the clear match does, the others left out with the floor's reason."""
+    script.user(1, strong, turn=1)
+    for n in range(2, 6):
+        script.user(n, f"{weak} #{n}", turn=n)
+    small = load_config({"assembly": {"language": "en", "softBudgetTokens": 600}})
+    large = assemble(script.store, S, ask(question), EN_BLOCK, turn=6)
+    tight = assemble(script.store, S, ask(question), small, turn=6)
+    assert quoted(tight.text)[0] == quoted(large.text)[0] == "seq:1"
+    assert len(quoted(tight.text)) < len(quoted(large.text))
+    assert any("raised for a budget under 3000" in o.reason for o in tight.omitted)
