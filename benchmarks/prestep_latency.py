@@ -45,6 +45,7 @@ from pathlib import Path
 from lcm_core.assembly.assemble import AssemblyResult
 from lcm_core.assembly.step import StepMessage
 from lcm_core.config import Config, load_config
+from lcm_core.extraction.rulebook import write_index
 from lcm_core.steps import prestep
 from lcm_core.text.query import query_signals, search_terms
 from lcm_core.text.tokens import fingerprint, sha256_hex, stable_item_id
@@ -53,7 +54,7 @@ from lcm_store_sqlite import SQLiteMemoryStore
 EVENTS_PER_SESSION = 1000
 ITEM_EVERY = 4  # one memory item per four events, from user messages
 STAMP = "2026-11-30T00:00:00.000+00:00"
-DATA_VERSION = "prestep-v1"
+DATA_VERSION = "prestep-v2"  # v2: the rules index extraction writes
 
 _WORDS_TEXT = (
     "deploy staging production database migration schema index cache redis postgres docker "
@@ -192,6 +193,15 @@ def build(path: Path, n_events: int, seed: int = 11) -> list[str]:
     raw.commit()
     raw.execute("ANALYZE")
     raw.close()
+    # Every extraction run leaves its session's index of rules in force (`rules:<id>`);
+    # without one a pre-step lists all of a session's items to find its rules.
+    store = SQLiteMemoryStore(path)
+    try:
+        with store.transaction():
+            for session in sessions:
+                write_index(store, session)
+    finally:
+        store.close()
     return sessions
 
 
