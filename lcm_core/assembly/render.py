@@ -155,12 +155,7 @@ def item_entry(
     if item.evidence_type != "user_explicit":
         kind += "·" + words.evidence_labels.get(item.evidence_type, item.evidence_type)
     line = f"- [mem {item.id}] {kind}: {inline_quote(item.content, max_chars, focus)}"
-    seqs = source_seqs(item)
-    if seqs:
-        line += " · " + ", ".join(f"seq:{seq}" for seq in seqs)
-    if said:
-        line += f" · {said}"
-    lines = [line]
+    lines = [line + _provenance(item, said)]
     details: list[str] = []
     if item.conditions:
         details.append(
@@ -180,6 +175,13 @@ def item_entry(
     if item.kind == "proposal" or item.evidence_type == "assistant_proposal":
         lines.append("  " + words.proposal_warning)
     return "\n".join(lines)
+
+
+def _provenance(item: MemoryItem, said: str | None) -> str:
+    """ " · seq:3, seq:5 · 2026-11-30": the turns an entry came from and when, on its line."""
+    seqs = source_seqs(item)
+    text = " · " + ", ".join(f"seq:{seq}" for seq in seqs) if seqs else ""
+    return text + (f" · {said}" if said else "")
 
 
 def rule_entry_of_item(
@@ -205,11 +207,7 @@ def rule_entry_of_item(
     content = shown_words(without_retired(content, retires))
     label = words.rule_label.format(key=neutralize(rule_key(item.scope)))
     line = f"- [mem {item.id}] {label}: {inline_quote(content, max_chars)}"
-    seqs = source_seqs(item)
-    if seqs:
-        line += " · " + ", ".join(f"seq:{seq}" for seq in seqs)
-    if said:
-        line += f" · {said}"
+    line += _provenance(item, said)
     if origin:  # another session of the project: its id's start (`lcm inspect` the item)
         short = neutralize(origin[:ORIGIN_CHARS])
         line += f" · {words.rule_origin.format(session=short)}"
