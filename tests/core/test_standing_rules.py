@@ -60,6 +60,18 @@ def keys_of(text: str) -> list[str]:
         ("The spending ceiling is ¥27,000 before tax.", "budget"),
         ("函数定义上方必须加一行 @cache_result。", "decorator/function"),
         ("以后一行最多 100 个字符。", "line-length"),
+        # A mentor's ways of saying "this is how we work here".
+        (
+            "Double-check that you start each method body with a docstring, "
+            "reviewers will flag it otherwise.",
+            "docstrings/method",
+        ),
+        (
+            "Since this trips up most newcomers: we apply `@cache_result` to each method.",
+            "decorator/method",
+        ),
+        ("新人最容易忽略这点：我们每个函数配一段文档字符串。", "docstrings/function"),
+        ("大家默认每次 push 之前先跑一遍 `pyflakes`，你也照着来。", "linter"),
     ],
 )
 def test_a_standing_rule_gets_the_key_of_what_it_governs(text: str, key: str) -> None:
@@ -87,6 +99,8 @@ def test_a_standing_rule_gets_the_key_of_what_it_governs(text: str, key: str) ->
         "I must work in Berlin on Mondays.",
         "我在期限内完成了。",
         "顺便记一些关于命名和排版的次要说明。",
+        "Double-check that you drink enough water today.",
+        "大家默认周五下午放松一下。",
     ],
 )
 def test_friendly_talk_one_offs_and_reminders_set_no_rule(text: str) -> None:
