@@ -35,6 +35,7 @@ from lcm_core.config import Config
 from lcm_core.retrieval.citations import source_seqs
 from lcm_core.retrieval.evidence import retrieve
 from lcm_core.retrieval.project import project_scope
+from lcm_core.retrieval.quoting import EvidenceRow
 from lcm_core.retrieval.rank import (
     ALREADY_SHOWN,
     ON_SCREEN,
@@ -320,6 +321,12 @@ def collect_candidates(
     snippet_chars = config.assembly.snippet_chars
     contents = {ranked.item.id: ranked.item.content for ranked in ranking.selected}
     first_contents = {item.id: item.content for item in (*standing, *resident)}
+
+    def quote(row: EvidenceRow, text: str) -> str:
+        """The evidence line of `text`, the whole turn or the part of it its items leave out."""
+        part = row if text == row.text else dataclasses.replace(row, text=text)
+        return evidence_entry(part, max_chars, words, terms.weights, snippet_chars)
+
     for row in rows:
         if row.item_ids and set(row.item_ids) <= resident_ids | standing_ids:
             # Its items are restated: quote only what of the turn they leave out, if any.
@@ -329,17 +336,14 @@ def collect_candidates(
                 restated.append(Omission("evidence", row.ref, why))
                 continue
             if current_text("evidence", row.ref, rest):
-                row_rest = dataclasses.replace(row, text=rest)
-                entry = evidence_entry(row_rest, max_chars, words, terms.weights, snippet_chars)
-                candidates.append(Candidate("evidence", row.ref, entry))
+                candidates.append(Candidate("evidence", row.ref, quote(row, rest)))
             continue
         if current_text("evidence", row.ref, row.text):
-            entry = evidence_entry(row, max_chars, words, terms.weights, snippet_chars)
             said_by, rest = beside_items(row, contents, terms.weights)
-            if rest:
-                row_rest = dataclasses.replace(row, text=rest)
-                rest = evidence_entry(row_rest, max_chars, words, terms.weights, snippet_chars)
-            candidates.append(Candidate("evidence", row.ref, entry, said_by, rest))
+            entry = quote(row, row.text)
+            candidates.append(
+                Candidate("evidence", row.ref, entry, said_by, quote(row, rest) if rest else "")
+            )
     candidates.extend(summaries)
     old_task = state.superseded if state is not None else ()
     shown_first = [*standing, *(item for item in resident if item.id not in standing_ids)]
