@@ -21,12 +21,11 @@ from lcm_core.text.block_words import BlockWords
 from lcm_core.text.languages import en
 from lcm_core.text.lazy_regex import lazy_compile
 from lcm_core.text.relevance import relevance_tokens
-from lcm_core.text.tokens import normalize_text, per_text_cache
+from lcm_core.text.tokens import WORD_RUN_RE, normalize_text, per_text_cache
 
 # Turns of one shape (the same words, other numbers) quoted at most; the others are named.
 SIMILAR_QUOTED: Final = 5
 _NAMED: Final = 12
-_RUN_RE: Final = lazy_compile(r"[^\W_]+")
 _DIGITS_RE: Final = lazy_compile(r"\d+")
 
 
@@ -104,7 +103,7 @@ def beside_items(
 def _words(text: str) -> frozenset[str]:
     """A text's runs of letters and digits, casefolded: every number however short, and a
     Chinese phrase whole, so a changed digit or a dropped 不 is a word the item lacks."""
-    return frozenset(run.casefold() for run in _RUN_RE.findall(normalize_text(text)))
+    return frozenset(run.casefold() for run in WORD_RUN_RE.findall(normalize_text(text)))
 
 
 def _new_words(piece: str, said: frozenset[str]) -> frozenset[str]:

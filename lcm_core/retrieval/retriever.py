@@ -43,7 +43,6 @@ from lcm_core.retrieval.rerank import kind_factors
 from lcm_core.store.models import Event, MemoryItem
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.dates import named_days, on_named_day, said_on, speaks_of_named_day
-from lcm_core.text.lazy_regex import lazy_compile
 from lcm_core.text.relevance import (
     Bag,
     Corpus,
@@ -56,6 +55,7 @@ from lcm_core.text.relevance import (
     text_bag,
 )
 from lcm_core.text.speakers import chat_speakers, speaker_of, writes_names
+from lcm_core.text.tokens import WORD_RUN_RE
 
 # Raw turns read per query: enough that term frequencies stay close to the session's.
 TURN_POOL: Final = 400
@@ -68,8 +68,6 @@ EPISODE_SEQS: Final = 50
 CHAT_LOG_WINDOW: Final = 200
 # Message types whose text is a turn of the conversation (context of the next one).
 MESSAGE_TYPES: Final = ("user/message", "assistant/message")
-# The question's words, read as written: a name among them is no new name in a turn.
-_WORDS_RE: Final = lazy_compile(r"[^\W_]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,7 +321,7 @@ def _second_look(turns: dict[int, ScoredTurn], text: str, config: Config) -> Non
     best = sorted(turns.items(), key=lambda p: (-p[1].relevance, p[0]))[:depth]
     texts = {seq: turn.event.text for seq, turn in best}
     # The question's words and the speakers' names are no answer: they are asked about.
-    known = {word.casefold() for word in _WORDS_RE.findall(text)}
+    known = {word.casefold() for word in WORD_RUN_RE.findall(text)}
     known |= {name.casefold() for t in texts.values() if (name := speaker_of(t)) is not None}
     for seq, factor in kind_factors(texts, text, known, weight).items():
         turns[seq] = replace(turns[seq], relevance=turns[seq].relevance * factor)

@@ -19,6 +19,8 @@ CJK_CLASS: Final = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\
 CJK_RE: Final = lazy_compile(f"[{CJK_CLASS}]")
 CJK_RUN_RE: Final = lazy_compile(f"[{CJK_CLASS}]+")
 _LATIN_WORD_RE: Final = lazy_compile(r"[^\W_]+(?:[_\-.'][^\W_]+)*")
+# Runs of letters and digits, nothing joined: every number and a Chinese phrase whole.
+WORD_RUN_RE: Final = lazy_compile(r"[^\W_]+")
 _SURROGATE_RE: Final = lazy_compile("[\ud800-\udfff]")
 # Control characters other than tab and newline carry no meaning in stored text.
 _CONTROL_RE: Final = lazy_compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
