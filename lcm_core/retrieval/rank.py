@@ -179,12 +179,6 @@ def default_pool(
     return LexicalRetriever().pool(store, session_id, signals.text, config, types)
 
 
-FLOOR_RULE: Final = (
-    "retrieval.minScore, or retrieval.relativeMinScore of the best candidate, raised for a "
-    "budget under 3000 tokens"
-)
-
-
 # `relativeMinScore` is the floor's ratio for a block of this many tokens; a smaller block
 # raises it in proportion (up to FLOOR_RATIO_CAP): a block that holds a fifth as much
 # should hold only what is clearly relevant. REALTALK block recall by budget and ratio:
@@ -193,6 +187,10 @@ FLOOR_RULE: Final = (
 # original synthetic set 0.023 of block recall, 0.3 nothing (docs/measurements.md).
 FLOOR_BUDGET_TOKENS: Final = 3000
 FLOOR_RATIO_CAP: Final = 0.3
+FLOOR_RULE: Final = (
+    "retrieval.minScore, or retrieval.relativeMinScore of the best candidate, raised for a "
+    f"budget under {FLOOR_BUDGET_TOKENS} tokens"
+)
 
 
 def floor_ratio(config: Config, budget_tokens: int | None = None) -> float:
