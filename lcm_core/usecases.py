@@ -268,10 +268,10 @@ class StandingRule:
     said: str | None
 
 
-def standing_rules(store: MemoryStore, session_id: str, config: Config) -> list[StandingRule]:
-    """The rules every step of the session restates (its project's too with project scope),
-    in the block's order: pinned first, then the newest."""
-    found = rules_in_force(store, session_id, project=config.memory.scope == "project")
+def standing_rules(store: MemoryStore, session_id: str, *, project: bool) -> list[StandingRule]:
+    """The rules every step of the session restates (its project's too with `project`), in
+    the block's order: pinned first, then the newest."""
+    found = rules_in_force(store, session_id, project=project)
     said = said_dates(store, session_id, found)
     return [
         StandingRule(

@@ -233,7 +233,7 @@ def rules_standing(
         config = state(ctx).config()
         if scope is not None:
             config = usecases.with_scope(config, scope)
-        found = usecases.standing_rules(store, session_id, config)
+        found = usecases.standing_rules(store, session_id, project=config.memory.scope == "project")
     data = {
         "session": session_id,
         "scope": config.memory.scope,
