@@ -211,11 +211,10 @@ def rule_entry_of_item(
     if origin:  # another session of the project: its id's start (`lcm inspect` the item)
         short = neutralize(origin[:ORIGIN_CHARS])
         line += f" · {words.rule_origin.format(session=short)}"
-    # A condition says no old value either: "after 60 seconds now instead of 30s".
-    kept = [shown for c in item.conditions if (shown := drop_replaced(c))]
-    if not kept:
+    if not item.conditions:
         return line
-    conditions = words.detail_joiner.join(neutralize(c) for c in kept)
+    # A condition says no old value either: "after 60 seconds now instead of 30s".
+    conditions = words.detail_joiner.join(neutralize(drop_replaced(c)) for c in item.conditions)
     return f"{line}\n  {words.conditions}{conditions}"
 
 
