@@ -376,7 +376,7 @@ def _labelled_subject(rest: str) -> RuleSubject | None:
     latin = sorted(
         {w.casefold() for w in _CONTENT_WORD.findall(rest)} - en.STOP_WORDS - _RULE_WORDS
     )
-    words = latin or sorted({t for t in tokenize(rest) if not t.isascii()})[:_KEY_WORDS]
+    words = latin or sorted({t for t in tokenize(rest) if not t.isascii()})
     return RuleSubject("constraint", qualifiers=tuple(words[:_KEY_WORDS])) if words else None
 
 

@@ -112,7 +112,6 @@ def _to_new_value(match: re.Match[str]) -> str:
     """ "from 80 characters to" -> "to ", "from pycodestyle to `pyright`" -> "to `pyright`";
     a from-part that is a time or place ("from now on, ask X to") stays."""
     old = match.group(1) if match.group(1) is not None else match.group(2)
-    # "From now on, ask `Tomasz` to review", "from today to Friday": a time, not an old value.
     if _NOT_OLD.match(old):
         return match.group(0)
     return "to " if match.group(1) is not None else "改成"
