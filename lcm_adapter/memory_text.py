@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from lcm_core import usecases
 from lcm_core.assembly.log import explain_text as render_assembly
 from lcm_core.reports import diagnostics
-from lcm_core.retrieval.rank import ItemInspection
+from lcm_core.retrieval.inspection import ItemInspection
 from lcm_core.store.models import AssemblyLog, ValidationLog
 from lcm_core.text.dates import readable_time
 

@@ -18,7 +18,8 @@ from lcm_core.config import Config, deep_merge, load_config
 from lcm_core.extraction import control
 from lcm_core.extraction.control import ForgetReport, Remembered
 from lcm_core.extraction.standing import rule_key
-from lcm_core.retrieval.rank import RankedItem, rank_items
+from lcm_core.retrieval.rank import rank_items
+from lcm_core.retrieval.ranked import RankedItem
 from lcm_core.retrieval.said import said_dates
 from lcm_core.retrieval.standing import rules_in_force
 from lcm_core.store.errors import StoreError

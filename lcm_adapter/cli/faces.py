@@ -103,7 +103,7 @@ def bench_retrieval(
     from lcm_core.bench.retrieval import ablation_config, format_table, run
     from lcm_core.config import budget_tokens
     from lcm_core.retrieval.quoting import quotes_type
-    from lcm_core.retrieval.rank import ABLATIONS
+    from lcm_core.retrieval.signals import ABLATIONS
     from lcm_core.store.registry import reference_rankers
 
     config = with_budget(state(ctx).config(), budget)

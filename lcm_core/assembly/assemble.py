@@ -32,7 +32,8 @@ from lcm_core.assembly.packing import Candidate, Reserve, TokenMeter, choose_met
 from lcm_core.assembly.step import StepMessage, task_text
 from lcm_core.capture.private import Scrubber
 from lcm_core.config import Config, load_config
-from lcm_core.retrieval.rank import ALREADY_SHOWN, Omission
+from lcm_core.retrieval.rank import ALREADY_SHOWN
+from lcm_core.retrieval.ranked import Omission
 from lcm_core.retrieval.retriever import Retriever
 from lcm_core.retrieval.shown import Shown
 from lcm_core.skills.select import rule_provider

@@ -36,15 +36,12 @@ from lcm_core.retrieval.citations import source_seqs
 from lcm_core.retrieval.evidence import retrieve
 from lcm_core.retrieval.project import project_scope
 from lcm_core.retrieval.quoting import EvidenceRow
-from lcm_core.retrieval.rank import (
-    ALREADY_SHOWN,
-    ON_SCREEN,
-    Omission,
-    ablated,
-)
-from lcm_core.retrieval.retriever import LexicalRetriever, Retriever
+from lcm_core.retrieval.rank import ALREADY_SHOWN, ON_SCREEN
+from lcm_core.retrieval.ranked import Omission
+from lcm_core.retrieval.retriever import Retriever
 from lcm_core.retrieval.said import said_dates
 from lcm_core.retrieval.shown import Shown, entry_key
+from lcm_core.retrieval.signals import ablated
 from lcm_core.retrieval.standing import rules_in_force
 from lcm_core.store.models import MemoryItem, Rule
 from lcm_core.store.ports import MemoryStore
@@ -215,7 +212,6 @@ def collect_candidates(
     Also returns the reasons for explain and whether the session holds anything at all;
     `budget_tokens`, the block's budget, sets how relevant an entry must be.
     """
-    finder = retriever if retriever is not None else LexicalRetriever()
     max_chars = config.assembly.max_evidence_chars
     text = query if query is not None else task_text(messages)
     if text is None:
@@ -234,7 +230,7 @@ def collect_candidates(
         is_visible=visible.contains_event if visible else None,
         current_turn=turn,
         shown=shown,
-        retriever=finder,
+        retriever=retriever,
         in_history=in_history,
         budget_tokens=budget_tokens,
     )
@@ -317,7 +313,7 @@ def collect_candidates(
     restated: list[Omission] = []
     rows, alike, summaries = few_of_each_shape(evidence.rows, words)
     restated += alike
-    terms = query_terms(text, bridge=not ablated(config, "bridge"))
+    terms = query_terms(text, bridge=not ablated(config.retrieval, "bridge"))
     snippet_chars = config.assembly.snippet_chars
     contents = {ranked.item.id: ranked.item.content for ranked in ranking.selected}
     first_contents = {item.id: item.content for item in (*standing, *resident)}

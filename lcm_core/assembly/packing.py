@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lcm_core.assembly.render import HEADER, SECTION_ORDER
-from lcm_core.retrieval.rank import Omission
+from lcm_core.retrieval.ranked import Omission
 from lcm_core.text.block_words import ZH, BlockWords
 from lcm_core.text.tokens import estimate_tokens, per_text_cache
 

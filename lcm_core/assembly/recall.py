@@ -16,7 +16,7 @@ from typing import Final
 
 from lcm_core.extraction.clauses import sentences
 from lcm_core.extraction.correct import correction_cue
-from lcm_core.retrieval.rank import Omission
+from lcm_core.retrieval.ranked import Omission
 from lcm_core.text.lazy_regex import lazy_compile
 from lcm_core.text.query import numbers_in
 from lcm_core.text.tokens import per_text_cache

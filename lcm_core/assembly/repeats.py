@@ -16,7 +16,7 @@ from lcm_core.assembly.snippet import sentence_spans
 from lcm_core.extraction.correct import correction_cue
 from lcm_core.extraction.standing import vocabulary
 from lcm_core.retrieval.quoting import EvidenceRow
-from lcm_core.retrieval.rank import Omission
+from lcm_core.retrieval.ranked import Omission
 from lcm_core.text.block_words import BlockWords
 from lcm_core.text.languages import en
 from lcm_core.text.lazy_regex import lazy_compile

@@ -24,9 +24,8 @@ from lcm_core.assembly.compaction import CompactionStatus
 from lcm_core.capture.project import sibling_sessions
 from lcm_core.extraction.control import pinned_ids
 from lcm_core.extraction.durability import DURABLE_EVIDENCE, DURABLE_KINDS, is_durable
-from lcm_core.retrieval.citations import source_seqs
+from lcm_core.retrieval.citations import newest_source_seq, source_seqs
 from lcm_core.retrieval.project import durable_of, newest_per_subject
-from lcm_core.retrieval.rank import newest_source_seq
 from lcm_core.retrieval.shown import Shown
 from lcm_core.store.models import MemoryItem
 from lcm_core.store.ports import MemoryStore

@@ -19,7 +19,7 @@ category and overall:
 
 Beside BM25, further frozen references (SQLite FTS5 from the SQLite backend, through the
 `lcm.bench_references` entry points) are scored on the same questions when given.
-`--ablate` switches ranking features off by name (`retrieval.ABLATIONS`), and a misses
+`--ablate` switches ranking features off by name (`retrieval.signals`), and a misses
 collector receives every question whose evidence is not all in the top 10, with the
 evidence turns and the top 10 entries (text, score, item or raw turn).
 
@@ -39,7 +39,7 @@ from lcm_core.bench.dataset import Conversation, Question
 from lcm_core.config import Config, load_config
 from lcm_core.retrieval.citations import source_seqs
 from lcm_core.retrieval.evidence import Retrieval, retrieve
-from lcm_core.retrieval.rank import ABLATIONS
+from lcm_core.retrieval.signals import ABLATIONS
 from lcm_core.store.models import Event, MemoryItem
 from lcm_core.store.ports import ItemStore, MemoryStore
 from lcm_core.text.dates import iso_time

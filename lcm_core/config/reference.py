@@ -14,7 +14,7 @@ import inspect
 import json
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
@@ -93,27 +93,38 @@ def refreshed(page_text: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """`--check`: 1 when docs/settings.md is stale; `--write`: bring it up to date."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    return page_command(
+        argv, PAGE, refreshed, COMMAND, "lcm_core/config/sections.py", "lcm_core.config.reference"
+    )
+
+
+def page_command(
+    argv: list[str] | None,
+    page: Path,
+    refresh: Callable[[str], str],
+    command: str,
+    source: str,
+    prog: str,
+) -> int:
+    """A generated page's `--check` (exit 1 when stale) or `--write`, for any such page."""
+    parser = argparse.ArgumentParser(prog=prog, description=f"{page}: written from {source}")
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--check", action="store_true", help="exit 1 when the page is stale")
     mode.add_argument("--write", action="store_true", help="rewrite the page's tables")
-    parser.add_argument("--page", type=Path, default=PAGE, help="the page (docs/settings.md)")
+    parser.add_argument("--page", type=Path, default=page, help=f"the page ({page})")
     args = parser.parse_args(argv)
     try:
         text = args.page.read_text(encoding="utf-8")
-        wanted = refreshed(text)
+        wanted = refresh(text)
     except (OSError, ValueError) as exc:
-        print(f"lcm_core.config.reference: {exc}", file=sys.stderr)
+        print(f"{prog}: {exc}", file=sys.stderr)
         return 2
     if args.write:
         if wanted != text:
             args.page.write_text(wanted, encoding="utf-8")
         return 0
     if wanted != text:
-        print(
-            f"{args.page} is out of date with lcm_core/config/sections.py; run: {COMMAND}",
-            file=sys.stderr,
-        )
+        print(f"{args.page} is out of date with {source}; run: {command}", file=sys.stderr)
         return 1
     return 0
 

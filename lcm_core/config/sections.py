@@ -76,6 +76,13 @@ class ExtractionSettings(Section):
 class RetrievalSettings(Section):
     """`retrieval.*`: the weights and limits of ranking and raw evidence."""
 
+    retriever: str = setting(
+        "lexical",
+        choices=("lexical", "bm25"),
+        help="what pools and scores the candidates before the lifts and priors: `lexical` "
+        "(BM25 with the previous message and the day as context) or `bm25` (a turn's own "
+        "BM25 only); docs/ranking.md",
+    )
     min_score: float = setting(
         0.5, low=0.0, high=10.0, help="the least score (BM25 units) an item or raw turn needs"
     )

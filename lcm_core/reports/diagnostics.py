@@ -18,7 +18,7 @@ from lcm_core.assembly.compaction import COMPACTION_EVENT_TYPES, CompactionStatu
 from lcm_core.assembly.log import explain as latest_assembly
 from lcm_core.config import Config, budget_tokens
 from lcm_core.retrieval.citations import source_seqs
-from lcm_core.retrieval.rank import ItemInspection, inspect_item, verbatim_text
+from lcm_core.retrieval.inspection import ItemInspection, inspect_item, verbatim_text
 from lcm_core.skills.select import MalformedSkill, apply_override, effective_rules, malformed_skills
 from lcm_core.store.models import (
     ITEM_STATUSES,

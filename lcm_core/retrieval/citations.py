@@ -22,3 +22,11 @@ def _cited_seqs(refs: tuple[str, ...]) -> tuple[int, ...]:
     items' seqs several times a step, and again at the next step."""
     seqs = {int(m.group(1)) for ref in refs if (m := SEQ_REF_RE.match(ref))}
     return tuple(sorted(seqs))
+
+
+def newest_source_seq(item: MemoryItem) -> int | None:
+    """The latest seq that produced the item: its sources, else `derived_from_seq`."""
+    seqs = source_seqs(item)
+    if seqs:
+        return seqs[-1]
+    return item.derived_from_seq

@@ -3,12 +3,10 @@
 Candidates are the sources of the selected items, events holding a number, path or
 quoted phrase of the query, and the raw turns of the retriever's pool (so a fact said in
 passing, which extraction never made an item, can still be quoted). All are on one
-scale: a cited row carries the score of its best item; any other row is its pool
-relevance times the exact-match and recency factors (`score_event`), the factors an item
-gets, without a kind or evidence prior. Rows go best first, an item's source before a
-raw turn of equal score, up to `retrieval.evidenceLimit`; a raw turn under the floor
-(`retrieval.minScore`, or `retrieval.relativeMinScore` of the best candidate that may be
-quoted) is left out, like an item. Turns this step cannot quote (its own input, turns
+scale (`scoring` states the formula): a cited row carries the score of its best item,
+any other row its turn score. Rows go best first, an item's source before a raw turn of
+equal score, up to `retrieval.evidenceLimit`; a raw turn under the floor is left out,
+like an item. Turns this step cannot quote (its own input, turns
 still on screen) never set that floor: they match the question best of all. Evidence
 clusters, so a quotable turn of the same day next to a strong candidate competes with a
 share of its score (`with_neighbours`; `explain` names the match it sits beside).
@@ -37,6 +35,7 @@ from typing import Final
 from lcm_core.capture.events import is_generated
 from lcm_core.config import Config
 from lcm_core.retrieval.citations import source_seqs
+from lcm_core.retrieval.lifts import scored_pool
 from lcm_core.retrieval.neighbours import neighbour_lifts, spreads
 from lcm_core.retrieval.quoting import (
     Candidate,
@@ -45,60 +44,20 @@ from lcm_core.retrieval.quoting import (
     historical_sources,
     quotable,
 )
-from lcm_core.retrieval.rank import (
-    RankedItem,
-    Ranking,
-    ablated,
-    anchor_seq_of,
-    default_pool,
-    exact_factor,
-    is_recent,
-    prior_factor,
-    rank_items,
-    recency_factor,
-    score_floor,
-)
+from lcm_core.retrieval.rank import anchor_seq_of, rank_items
+from lcm_core.retrieval.ranked import RankedItem, Ranking
 from lcm_core.retrieval.retriever import Pool, Retriever
+from lcm_core.retrieval.scoring import EventScorer, score_floor
 from lcm_core.retrieval.shown import Shown
+from lcm_core.retrieval.signals import ablated
 from lcm_core.store.models import Event, MemoryItem
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.query import QuerySignals, evidence_terms, exact_hits
-from lcm_core.text.relevance import bm25, text_bag
 
 # Event types whose rows are searched for exact matches besides the quotable ones, so
 # that explain can say why a matching tool result was not quoted. Chunks are left out:
 # they repeat the assistant message piece by piece.
 REPORTED_TYPES: Final = ("assistant/message", "tool/result")
-
-
-def score_event(
-    event: Event, relevance: float, signals: QuerySignals, config: Config, anchor: int | None
-) -> tuple[float, bool]:
-    """A raw turn's score on the items' scale, and whether it earned the recency boost."""
-    exact = exact_hits(event.text, signals)
-    score = relevance * prior_factor(None, None, config) * exact_factor(len(exact), config)
-    recent = is_recent(event.seq, anchor, config)
-    return score * recency_factor(recent, config), recent
-
-
-class _EventScorer:
-    """`score_event` with the factors that do not depend on the event worked out once:
-    a step scores every pooled turn, hundreds of them. Same products, same order."""
-
-    def __init__(self, signals: QuerySignals, config: Config, anchor: int | None) -> None:
-        self.signals, self.config, self.anchor = signals, config, anchor
-        self.prior = prior_factor(None, None, config)
-        self.exact: dict[int, float] = {}
-        self.recency = (recency_factor(False, config), recency_factor(True, config))
-
-    def __call__(self, event: Event, relevance: float) -> tuple[float, bool]:
-        hits = len(exact_hits(event.text, self.signals))
-        factor = self.exact.get(hits)
-        if factor is None:
-            factor = self.exact[hits] = exact_factor(hits, self.config)
-        score = relevance * self.prior * factor
-        recent = is_recent(event.seq, self.anchor, self.config)
-        return score * self.recency[recent], recent
 
 
 def without_own_input(
@@ -180,18 +139,18 @@ def gather_evidence(
                 events.setdefault(hit.event.seq, hit.event)  # not "30" inside "300"
     given = pool
     if pool is None:
-        pool = default_pool(store, session_id, signals, config)
+        pool = scored_pool(store, session_id, signals, config)
     pool = without_own_input(pool, signals, is_visible, current_turn)
     if floor is None or pool is not given:
-        floor = score_floor(pool, config)  # this step's own input changed what sets it
+        floor = score_floor(pool.best, config.retrieval)  # this step's own input changed it
     # The raw turns: the retriever's pool, already scored on the items' scale.
     searched: dict[int, float] = {}
-    if pool is not None and limit > 0 and not ablated(config, "raw-turns"):
+    if limit > 0 and not ablated(config.retrieval, "raw-turns"):
         for seq, pooled in pool.turns.items():
             if pooled.relevance > 0.0:
                 searched[seq] = pooled.relevance
                 events.setdefault(seq, pooled.event)
-    scorer = _EventScorer(signals, config, anchor_seq)
+    scorer = EventScorer(signals, config.retrieval, anchor_seq)
     keyed: list[tuple[tuple[float, int, int], Candidate]] = []
     for index, (seq, item_ids) in enumerate(cited.items()):
         source = Candidate(seq, events.get(seq), tuple(item_ids), cited_score[seq])
@@ -200,8 +159,7 @@ def gather_evidence(
         if seq not in cited:
             search = searched.get(seq)
             if search is None:
-                bag = text_bag(event.text)
-                search = bm25(bag, pool.terms, pool.corpus) if pool is not None else 0.0
+                search = pool.relevance_of(event.text)
             score, recent = scorer(event, search)
             turn = Candidate(seq, event, (), score, search, recent)
             keyed.append((turn.key(-seq), turn))
@@ -210,8 +168,9 @@ def gather_evidence(
     historical = historical_sources(store, session_id) if candidates else {}
     walk = Walk(store, config, signals, is_visible, historical, current_turn, in_history)
     walk.min_score = floor
-    replaced = pool.replaced if pool is not None else frozenset()
-    ordered = with_neighbours(store, session_id, candidates, config, floor, replaced, walk.quotes)
+    ordered = with_neighbours(
+        store, session_id, candidates, config, floor, pool.replaced, walk.quotes
+    )
     return walk.select(ordered)
 
 
@@ -312,19 +271,14 @@ def retrieve(
 
     `budget_tokens` is the block's budget: a smaller one raises the floor (`floor_ratio`).
     """
-    if retriever is None:
-        pool = default_pool(store, session_id, signals, config)
-    else:
-        evidence_types = [str(t) for t in config.assembly.evidence_types]
-        types = None if "*" in evidence_types else sorted(set(evidence_types))
-        pool = retriever.pool(store, session_id, signals.text, config, types)
-    anchor = anchor_seq_of(store, session_id) if not pool.terms.empty else None
+    pool = scored_pool(store, session_id, signals, config, retriever)
+    anchor = anchor_seq_of(store, session_id) if pool.asked else None
     shown = shown or Shown()
     if shown.seqs:
         is_visible = _or_quoted_before(is_visible, shown.seqs)
     pool = without_own_input(pool, signals, is_visible, current_turn)
     # Ranking and evidence share it: it scans the pool.
-    floor = score_floor(pool, config, budget_tokens)
+    floor = score_floor(pool.best, config.retrieval, budget_tokens)
     ranking = rank_items(
         store,
         session_id,

@@ -19,8 +19,8 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from lcm_core.config import Config
-from lcm_core.retrieval.rank import ablated
 from lcm_core.retrieval.retriever import episode_key
+from lcm_core.retrieval.signals import ablated, strength
 from lcm_core.store.models import Event
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.speakers import speaker_of
@@ -39,11 +39,7 @@ class Lift:
 def spreads(config: Config) -> bool:
     """True when neighbours are on (`neighbourShare` and `neighbourRadius` above 0)."""
     retrieval = config.retrieval
-    return (
-        retrieval.neighbour_share > 0.0
-        and retrieval.neighbour_radius > 0
-        and not ablated(config, "neighbours")
-    )
+    return strength(retrieval, "neighbours") > 0.0 and retrieval.neighbour_radius > 0
 
 
 def _other_speaker(turn: Event, match: Event | None) -> bool:
@@ -83,8 +79,8 @@ def neighbour_lifts(
     events = {**known, **{e.seq: e for e in read}}
     lifts: dict[int, Lift] = {}
     other = config.retrieval.neighbour_other_speaker
-    if ablated(config, "speaker-neighbours"):
-        other = 1.0
+    if ablated(config.retrieval, "speaker-neighbours"):
+        other = 1.0  # switched off, the other speaker's neighbour is offered as much
     for near, offered, beside, episode in offers:
         found = events.get(near)
         if found is None or episode_key(found) != episode:

@@ -17,7 +17,9 @@ from typing import Any, Final
 from lcm_core.capture.events import is_generated
 from lcm_core.config import Config
 from lcm_core.retrieval.citations import source_seqs
-from lcm_core.retrieval.rank import FLOOR_RULE, Omission, verbatim_text
+from lcm_core.retrieval.inspection import verbatim_text
+from lcm_core.retrieval.ranked import Omission
+from lcm_core.retrieval.scoring import FLOOR_RULE
 from lcm_core.store.models import Event
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.query import QuerySignals, evidence_terms, exact_hits

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from lcm_core.retrieval.rank import newest_source_seq
+from lcm_core.retrieval.citations import newest_source_seq
 from lcm_core.store.models import MemoryItem
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.dates import said_on

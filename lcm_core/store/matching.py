@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from lcm_core.text.tokens import MIN_INDEXED_TERM_CHARS, search_terms
+from lcm_core.text.tokens import MIN_INDEXED_TERM_CHARS, normalized_terms
 
 # A session-scoped search over at most this many rows (after its filters) is exact.
 SCAN_ROWS_MAX: Final = 100_000
@@ -50,8 +50,8 @@ class SplitTerms:
 
 
 def split_terms(terms: Sequence[object]) -> SplitTerms:
-    """Clean terms (`search_terms`), then divide them: a trigram index serves 3+ characters."""
-    cleaned = search_terms(terms)
+    """Clean terms (`normalized_terms`), then divide them: a trigram index serves 3+ characters."""
+    cleaned = normalized_terms(terms)
     indexed = tuple(t for t in cleaned if len(t) >= MIN_INDEXED_TERM_CHARS)
     short = tuple(t for t in cleaned if len(t) < MIN_INDEXED_TERM_CHARS)
     return SplitTerms(indexed, short, indexed + short)

@@ -14,7 +14,7 @@ import pytest
 from lcm_core.store.ports import MemoryStore
 from lcm_core.testing.base import StoreContractBase
 from lcm_core.testing.builders import make_event, make_item
-from lcm_core.text.tokens import score_matches, search_terms
+from lcm_core.text.tokens import normalized_terms, score_matches
 
 # One session of mixed-language items and events, varied in length and term counts.
 TEXTS = (
@@ -33,9 +33,9 @@ TERMS = ("docker", "api", "cache", "ok", "部署", "staging", "迁移到", "x", 
 
 def expected_scores(texts: list[str], terms: list[str], scope_rows: int) -> dict[str, float]:
     """What score_matches gives each matching text of a scope of `scope_rows` rows."""
-    keys = [term.casefold() for term in search_terms(terms)]
+    keys = [term.casefold() for term in normalized_terms(terms)]
     matching = [text for text in texts if any(key in text.casefold() for key in keys)]
-    scores = score_matches(matching, list(search_terms(terms)), scope_rows)
+    scores = score_matches(matching, list(normalized_terms(terms)), scope_rows)
     return dict(zip(matching, scores, strict=True))
 
 

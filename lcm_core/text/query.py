@@ -184,11 +184,13 @@ def can_narrow(term: str) -> bool:
 _SUFFIXES: Final = ("ies", "ing", "es", "ed", "s")
 
 
-def stem(word: str) -> str:
+def substring_stem(word: str) -> str:
     """A light suffix strip for Latin words, so `guests` finds `guest list` and `booked` `book`.
 
-    Search is by substring, so the stem also finds every longer form of the word. Stems
-    shorter than three characters are not kept: they would match almost anything.
+    Not the ranking's stemmer (`text.stemming`, Snowball): this one makes a store search
+    term, and a store searches by substring, so the cut form must still be a prefix of
+    every form of the word (Snowball's `happi` is not one of `happy`). Stems shorter
+    than three characters are not kept: they would match almost anything.
     """
     if not word.isascii() or not word.isalpha() or len(word) < 4:
         return word
@@ -206,12 +208,12 @@ def search_terms(
 ) -> tuple[str, ...]:
     """The terms to send to the store: the exact signals first, then content tokens.
 
-    `ablate` may switch off "stemming" or "stopwords" (see `retrieval.ABLATIONS`).
+    `ablate` may switch off "stemming" or "stopwords" (see `retrieval.signals`).
     """
     off = frozenset(ablate)
     keep_word = "stemming" in off
     # Digit-only tokens are pieces of numbers ("3,000" gives "000"); numbers come whole.
-    tokens = (t if keep_word else stem(t) for t in signals.tokens if not t.isdigit())
+    tokens = (t if keep_word else substring_stem(t) for t in signals.tokens if not t.isdigit())
     ordered = (*signals.exact_signals(), *tokens)
     if "stopwords" in off:
         return _dedupe(t for t in ordered if len(t) >= 2 and any(c.isalnum() for c in t))[:limit]

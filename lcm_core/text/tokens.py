@@ -187,7 +187,7 @@ def glob_match(pattern: str, path: str) -> bool:
 MIN_INDEXED_TERM_CHARS: Final = 3
 
 
-def search_terms(terms: Sequence[object]) -> tuple[str, ...]:
+def normalized_terms(terms: Sequence[object]) -> tuple[str, ...]:
     """Normalised query terms, blanks and non-strings dropped, deduped case-insensitively."""
     cleaned: list[str] = []
     seen: set[str] = set()
@@ -241,7 +241,9 @@ def _folded(texts: Sequence[str]) -> list[str]:
     return [t.casefold() if len(t) < FOLD_CACHE_MIN_CHARS else _casefolded(t) for t in texts]
 
 
-def _idf(total: int, having: int) -> float:
+def _match_idf(total: int, having: int) -> float:
+    """The store-side match score's idf, ln(1 + ...), always positive: not the ranking's
+    (`text.relevance.Corpus.idf`, floored classic idf over the session's turns)."""
     return math.log(1.0 + (total - having + 0.5) / (having + 0.5))
 
 
@@ -275,7 +277,9 @@ def score_matches(texts: Sequence[str], terms: Sequence[str], scope_rows: int) -
     counts = [[doc.count(key) for key in keys] for doc in folded]
     total = max(scope_rows, len(folded))
     avg_len = max(1.0, sum(len(doc) for doc in folded) / len(folded))
-    idf = [_idf(total, sum(1 for row in counts if row[column])) for column in range(len(keys))]
+    idf = [
+        _match_idf(total, sum(1 for row in counts if row[column])) for column in range(len(keys))
+    ]
     return [_score(len(doc), row, idf, avg_len) for doc, row in zip(folded, counts, strict=True)]
 
 
@@ -320,7 +324,7 @@ def best_matches(
     present = list(zip(*columns, strict=True))
     total = max(scope_rows, len(folded))
     avg_len = max(1.0, sum(map(len, folded)) / len(folded))
-    idf = [_idf(total, sum(column)) for column in columns]
+    idf = [_match_idf(total, sum(column)) for column in columns]
     # The texts of the groups (by distinct keys held) that fill the limit, best group first.
     counts = list(map(sum, present))
     sizes = Counter(counts)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from lcm_core.config import Config
-from lcm_core.retrieval.rank import verbatim_text
+from lcm_core.retrieval.inspection import verbatim_text
 from lcm_core.store.models import ValidationLog
 from lcm_core.store.ports import AdminStore, MemoryStore
 from lcm_core.validation.checks import CHECKS, CheckContext, CheckOutcome, check_id

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from lcm_core.config import load_config
-from lcm_core.retrieval.rank import default_pool
+from lcm_core.retrieval.lifts import scored_pool
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.answer_kinds import DATE, NUMBER, PERSON, PLACE, asked_kind, holds_kind
 from lcm_core.text.query import query_signals
@@ -76,7 +76,7 @@ def test_a_name_the_question_holds_is_no_answer() -> None:
 
 
 def _order(store: MemoryStore, question: str, config: Any) -> list[int]:
-    pool = default_pool(store, S, query_signals(question), config)
+    pool = scored_pool(store, S, query_signals(question), config)
     return sorted(pool.turns, key=lambda seq: (-pool.turns[seq].relevance, seq))
 
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from lcm_core.config import load_config
-from lcm_core.retrieval.rank import default_pool
+from lcm_core.retrieval.lifts import scored_pool
 from lcm_core.text.query import query_signals
 
 S = "sess"
@@ -41,11 +41,35 @@ def test_the_message_before_lifts_a_turn(script: Any, language: str) -> None:
     for seq, text in enumerate(texts, 1):
         script.user(seq, text)
     after, before, alone = 2, 5, 8
-    pool = default_pool(script.store, S, query_signals(question), ON)
+    pool = scored_pool(script.store, S, query_signals(question), ON)
     score = {seq: pool.turns[seq].relevance for seq in (after, before, alone)}
     assert score[before] == score[alone]
     gain = score[after] - score[alone]
     assert gain == pytest.approx(ON.retrieval.context_weight * pool.turns[1].own)
     assert gain > 0
-    off = default_pool(script.store, S, query_signals(question), OFF)
+    off = scored_pool(script.store, S, query_signals(question), OFF)
     assert len({off.turns[seq].relevance for seq in (after, before, alone)}) == 1
+
+
+@pytest.mark.parametrize("language", sorted(CASES))
+def test_the_bm25_retriever_scores_a_turn_by_its_own_text(script: Any, language: str) -> None:
+    """`retrieval.retriever: bm25` is the plain reference: no context, no day prior, so the
+    three equal turns score alike; the lifts after it still apply (a day the question names)."""
+    matching, turn, (filler_a, filler_b), question = CASES[language]
+    texts = [matching, turn, filler_a, filler_b, turn, matching, filler_a, turn, filler_b]
+    for seq, text in enumerate(texts, 1):
+        script.user(seq, text)
+    plain = load_config({"retrieval": {"retriever": "bm25", "neighbourRadius": 0}})
+    pool = scored_pool(script.store, S, query_signals(question), plain)
+    assert len({pool.turns[seq].relevance for seq in (2, 5, 8)}) == 1
+    assert all(t.relevance == t.own and t.context == 0.0 for t in pool.turns.values())
+    lexical = scored_pool(script.store, S, query_signals(question), ON)
+    assert lexical.turns[2].relevance > pool.turns[2].relevance
+
+
+def test_an_unknown_retriever_falls_back_to_lexical_with_a_warning() -> None:
+    """A config naming a retriever lcm does not have never breaks the host: it warns once
+    and ranks as by default."""
+    config = load_config({"retrieval": {"retriever": "semantic"}})
+    assert config.retrieval.retriever == "lexical"
+    assert any(w.startswith("retrieval.retriever: 'semantic'") for w in config.warnings)

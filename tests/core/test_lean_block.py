@@ -11,7 +11,7 @@ from lcm_core.assembly.assemble import assemble
 from lcm_core.assembly.repeats import SIMILAR_QUOTED
 from lcm_core.assembly.step import StepMessage
 from lcm_core.config import load_config
-from lcm_core.retrieval.rank import floor_ratio
+from lcm_core.retrieval.scoring import floor_ratio
 
 S = "sess"
 EN_BLOCK = load_config({"assembly": {"language": "en"}})
@@ -119,11 +119,16 @@ def test_a_smaller_budget_asks_more_relevance_of_each_entry() -> None:
     proportion, up to 0.3, and a larger one never lowers it."""
     config = load_config()
     ratio = config.retrieval.relative_min_score
-    assert floor_ratio(config, 3000) == floor_ratio(config, 12_000) == floor_ratio(config) == ratio
-    assert floor_ratio(config, 1500) == pytest.approx(2 * ratio)
-    assert floor_ratio(config, 300) == 0.3
+    assert (
+        floor_ratio(config.retrieval, 3000)
+        == floor_ratio(config.retrieval, 12_000)
+        == floor_ratio(config.retrieval)
+        == ratio
+    )
+    assert floor_ratio(config.retrieval, 1500) == pytest.approx(2 * ratio)
+    assert floor_ratio(config.retrieval, 300) == 0.3
     strict = load_config({"retrieval": {"relativeMinScore": 0.6}})
-    assert floor_ratio(strict, 600) == 0.6
+    assert floor_ratio(strict.retrieval, 600) == 0.6
 
 
 @pytest.mark.parametrize(

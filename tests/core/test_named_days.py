@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from lcm_core.config import Config, load_config
-from lcm_core.retrieval.rank import default_pool
+from lcm_core.retrieval.lifts import scored_pool
 from lcm_core.text.query import query_signals
 
 S = "sess"
@@ -16,7 +16,7 @@ ALONE = {"neighbourRadius": 0, "contextWeight": 0, "episodeWeight": 0}
 
 
 def _order(script: Any, question: str, config: Config) -> list[int]:
-    pool = default_pool(script.store, S, query_signals(question), config)
+    pool = scored_pool(script.store, S, query_signals(question), config)
     return sorted(pool.turns, key=lambda seq: (-pool.turns[seq].relevance, seq))
 
 

@@ -8,10 +8,12 @@ from typing import Any
 
 import pytest
 
-from lcm_core.config import Config, load_config
+from lcm_core.config import load_config
 from lcm_core.retrieval.evidence import retrieve
-from lcm_core.retrieval.rank import default_pool, rank_items
+from lcm_core.retrieval.lifts import scored_pool
+from lcm_core.retrieval.rank import rank_items
 from lcm_core.retrieval.retriever import Pool, ScoredTurn
+from lcm_core.store.models import Session
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.query import query_signals
 from lcm_core.text.relevance import (
@@ -37,7 +39,7 @@ def store(script: Any) -> MemoryStore:
 
 def turn_scores(store: MemoryStore, question: str) -> dict[int, float]:
     """seq -> relevance of every raw turn the default pool holds for the question."""
-    pool = default_pool(store, S, query_signals(question), load_config())
+    pool = scored_pool(store, S, query_signals(question), load_config())
     return {seq: turn.relevance for seq, turn in pool.turns.items()}
 
 
@@ -95,7 +97,7 @@ def test_a_latin_word_matches_words_not_substrings(store: MemoryStore, script: A
     script.user(2, "the api listens on port 8080")
     export = script.item("export the invoices to parquet every night", [1])
     port = script.item("the api listens on port 8080", [2], kind="decision")
-    pool = default_pool(store, S, query_signals("port"), DIRECT)
+    pool = scored_pool(store, S, query_signals("port"), DIRECT)
     # The store serves `export` by substring; the relevance of it is nothing.
     assert dict((item.id, score) for item, score in pool.items)[export.id] == 0.0
     assert pool.turns[1].relevance == 0.0 and pool.turns[2].relevance > 0.0
@@ -205,8 +207,8 @@ class FixedRetriever:
         store: MemoryStore,
         session_id: str,
         text: str,
-        config: Config,
         turn_types: Sequence[str] | None,
+        siblings: Sequence[Session] = (),
     ) -> Pool:
         self.calls.append((text, None if turn_types is None else tuple(turn_types)))
         return self.fixed
@@ -214,7 +216,8 @@ class FixedRetriever:
 
 def test_a_plugged_in_retriever_decides_the_candidates(store: MemoryStore, script: Any) -> None:
     """Through the seam, candidates sharing no word with the question are ranked and quoted,
-    and the lexical favourite is not even considered: ranking follows the pool it is given."""
+    and the lexical favourite is not even considered: ranking follows the pool it is given,
+    with the same lifts after it as after the lexical retriever."""
     script.user(1, "the kayak rental closes at six")
     script.user(2, "grandma's recipe uses a lot of cardamom")
     script.user(3, "the spice cake is for Sunday")
@@ -223,15 +226,18 @@ def test_a_plugged_in_retriever_decides_the_candidates(store: MemoryStore, scrip
     events = {e.seq: e for e in store.list_events(S)}
     question = query_signals("when does the kayak rental close?")
     fixed = Pool(
-        query_terms(question.text),
         items=((spice, 5.0),),
         turns={3: ScoredTurn(events[3], 4.0, 4.0)},
+        asked=True,
     )
     retriever = FixedRetriever(fixed)
     found = retrieve(store, S, question, DIRECT, retriever=retriever)
     assert retriever.calls == [(question.text, ("user/message",))]
     assert [r.item.id for r in found.ranking.selected] == [spice.id]
-    assert [r.ref for r in found.evidence.rows] == ["seq:2", "seq:3"]
-    assert found.evidence.rows[1].search_score == 4.0
+    # The lifts apply after any retriever: "when" asks for a date, and turn 3 holds one
+    # (Sunday), so its 4.0 rises by answerKindWeight over the item's source.
+    assert [r.ref for r in found.evidence.rows] == ["seq:3", "seq:2"]
+    lifted = 4.0 * (1 + DIRECT.retrieval.answer_kind_weight)
+    assert found.evidence.rows[0].search_score == pytest.approx(lifted)
     default = retrieve(store, S, question, DIRECT)
     assert [r.item.id for r in default.ranking.selected] == [lexical.id]

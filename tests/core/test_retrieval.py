@@ -9,15 +9,10 @@ import pytest
 from lcm_core.config import load_config
 from lcm_core.retrieval.citations import source_seqs
 from lcm_core.retrieval.evidence import gather_evidence
-from lcm_core.retrieval.rank import (
-    FLOOR_RULE,
-    RankedItem,
-    expand,
-    inspect_item,
-    insufficient_statement,
-    rank_items,
-    score_item,
-)
+from lcm_core.retrieval.inspection import expand, inspect_item
+from lcm_core.retrieval.rank import insufficient_statement, rank_items
+from lcm_core.retrieval.ranked import RankedItem
+from lcm_core.retrieval.scoring import FLOOR_RULE, score_item
 from lcm_core.store.models import ArchiveEntry, Checkpoint, Event, MemoryItem
 from lcm_core.store.ports import MemoryStore
 from lcm_core.testing.builders import make_item
@@ -59,20 +54,22 @@ def test_score_follows_the_formula() -> None:
     config = load_config()
     signals = query_signals("GPU quota for PROJ-7")
     item = make_item(S, "the GPU quota of PROJ-7 is small", kind="decision")
-    ranked = score_item(item, 4.0, signals, config, anchor_seq=None)
+    ranked = score_item(item, 4.0, signals, config.retrieval, anchor_seq=None)
     assert ranked.exact == ("GPU", "PROJ-7")
     # decision 0.8 and user_explicit 1.0 average 0.9 of priorShare 0.1; two exact hits of three.
     assert ranked.score == pytest.approx(4.0 * (1 + 0.1 * 0.9) * (1 + 0.5 * 2 / 3))
     assert ranked.search_score == 4.0
     # Relevance is the scale: twice as relevant, twice the score; nothing relevant, nothing.
-    assert score_item(item, 8.0, signals, config, None).score == pytest.approx(2 * ranked.score)
-    assert score_item(item, 0.0, signals, config, None).score == 0.0
+    assert score_item(item, 8.0, signals, config.retrieval, None).score == pytest.approx(
+        2 * ranked.score
+    )
+    assert score_item(item, 0.0, signals, config.retrieval, None).score == 0.0
     proposal = make_item(S, "maybe use GPU", kind="proposal", evidence_type="assistant_proposal")
-    assert score_item(proposal, 2.0, signals, config, None).score == pytest.approx(
+    assert score_item(proposal, 2.0, signals, config.retrieval, None).score == pytest.approx(
         2.0 * (1 - 0.1) * (1 + 0.5 / 3)
     )
     linked = make_item(S, "old GPU value", superseded_by="mem_new", evidence_type="inferred")
-    ranked_linked = score_item(linked, 2.0, signals, config, None)
+    ranked_linked = score_item(linked, 2.0, signals, config.retrieval, None)
     assert ranked_linked.superseded_link
     assert ranked_linked.score == pytest.approx(
         2.0 * (1 + 0.1 * (0.6 - 1.0) / 2) * (1 + 0.5 / 3) * (1 - 0.2)
@@ -84,7 +81,9 @@ def test_kind_and_evidence_move_a_score_by_at_most_prior_share() -> None:
     config = load_config()
     signals = query_signals("harbour")
     scores = [
-        score_item(make_item(S, "harbour", kind=k, evidence_type=e), 3.0, signals, config, None)
+        score_item(
+            make_item(S, "harbour", kind=k, evidence_type=e), 3.0, signals, config.retrieval, None
+        )
         for k in ("constraint", "decision", "fact", "preference", "open_question", "proposal")
         for e in ("user_explicit", "artifact_verified", "skill", "assistant_proposal", "inferred")
     ]
@@ -93,9 +92,9 @@ def test_kind_and_evidence_move_a_score_by_at_most_prior_share() -> None:
     assert max(r.score for r in scores) == pytest.approx(3.0 * 1.1)
     wider = load_config({"retrieval": {"priorShare": 0.3}})
     top = make_item(S, "harbour", kind="constraint")
-    assert score_item(top, 3.0, signals, wider, None).score == pytest.approx(3.0 * 1.3)
+    assert score_item(top, 3.0, signals, wider.retrieval, None).score == pytest.approx(3.0 * 1.3)
     flat = load_config({"retrieval": {"ablate": ["priors"]}})
-    assert score_item(top, 3.0, signals, flat, None).score == pytest.approx(3.0)
+    assert score_item(top, 3.0, signals, flat.retrieval, None).score == pytest.approx(3.0)
 
 
 def test_a_rule_question_favours_rules_limits_and_likings() -> None:
@@ -104,12 +103,14 @@ def test_a_rule_question_favours_rules_limits_and_likings() -> None:
     signals = query_signals("what should we avoid on friday?")
     rule = make_item(S, "never deploy on friday", kind="constraint")
     fact = make_item(S, "we deployed on friday", kind="fact")
-    plain_rule = score_item(rule, 2.0, signals, config, None).score
-    assert score_item(rule, 2.0, signals, config, None, True).score == pytest.approx(
+    plain_rule = score_item(rule, 2.0, signals, config.retrieval, None).score
+    assert score_item(rule, 2.0, signals, config.retrieval, None, True).score == pytest.approx(
         plain_rule * 1.5
     )
-    plain_fact = score_item(fact, 2.0, signals, config, None).score
-    assert score_item(fact, 2.0, signals, config, None, True).score == pytest.approx(plain_fact)
+    plain_fact = score_item(fact, 2.0, signals, config.retrieval, None).score
+    assert score_item(fact, 2.0, signals, config.retrieval, None, True).score == pytest.approx(
+        plain_fact
+    )
 
 
 def test_recency_boost_applies_within_the_window() -> None:
@@ -118,11 +119,11 @@ def test_recency_boost_applies_within_the_window() -> None:
     signals = query_signals("tram")
     near = make_item(S, "tram", source_refs=("seq:3", "seq:60"))
     far = make_item(S, "tram again", source_refs=("seq:19",))
-    assert score_item(near, 2.0, signals, config, anchor_seq=100).recent
-    assert not score_item(far, 2.0, signals, config, anchor_seq=100).recent
+    assert score_item(near, 2.0, signals, config.retrieval, anchor_seq=100).recent
+    assert not score_item(far, 2.0, signals, config.retrieval, anchor_seq=100).recent
     ratio = (
-        score_item(near, 2.0, signals, config, 100).score
-        / score_item(near, 2.0, signals, config, 101).score
+        score_item(near, 2.0, signals, config.retrieval, 100).score
+        / score_item(near, 2.0, signals, config.retrieval, 101).score
     )
     assert ratio == pytest.approx(1.05)
 

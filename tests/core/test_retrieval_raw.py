@@ -9,8 +9,9 @@ import pytest
 
 from lcm_core.config import load_config
 from lcm_core.retrieval.evidence import gather_evidence, retrieve
-from lcm_core.retrieval.rank import FLOOR_RULE, default_pool, score_item
+from lcm_core.retrieval.lifts import scored_pool
 from lcm_core.retrieval.retriever import TURN_POOL
+from lcm_core.retrieval.scoring import FLOOR_RULE, score_item
 from lcm_core.store.models import Event, EventHit
 from lcm_core.store.ports import MemoryStore
 from lcm_core.testing.builders import make_item
@@ -69,13 +70,13 @@ def test_a_fact_said_in_passing_is_quoted_with_a_score_on_the_items_scale(
     assert found.ranking.selected == ()
     (row,) = found.evidence.rows
     assert row.ref == "seq:1" and row.raw and row.recent
-    pool = default_pool(store, S, question, config)
+    pool = scored_pool(store, S, question, config)
     assert set(pool.turns) == {1}  # the weather turn shares no term with the question
     assert row.search_score == pytest.approx(pool.turns[1].relevance) and row.search_score > 0
     assert row.score == pytest.approx(row.search_score * 1.05)  # recent: recencyBoost 0.05
     assert found.merged() == [("seq:1", row.score, (1,))]
     fact = make_item(S, "we drove to Lisbon, the kids loved the tram", source_refs=("seq:1",))
-    as_item = score_item(fact, row.search_score, question, config, anchor_seq=2)
+    as_item = score_item(fact, row.search_score, question, config.retrieval, anchor_seq=2)
     assert as_item.score == pytest.approx(row.score * (1 + 0.1 * (0.6 + 1.0) / 2))
     no_recency = load_config({"retrieval": {"neighbourRadius": 0, "recencyBoost": 0}})
     plain = retrieve(store, S, question, no_recency).evidence.rows[0]
@@ -96,7 +97,7 @@ def test_an_item_that_cites_a_turn_stands_for_it(store: MemoryStore, script: Any
     ]
     assert sorted(ref for ref, _, _ in found.merged()) == sorted([item.id, "seq:2"])
     (ranked,) = found.ranking.selected
-    pool = default_pool(store, S, question, load_config())
+    pool = scored_pool(store, S, question, load_config())
     assert ranked.search_score >= pool.turns[1].relevance > 0
     cited = next(r for r in found.evidence.rows if r.item_ids)
     assert cited.score == ranked.score
@@ -257,7 +258,7 @@ def test_the_questions_own_turn_does_not_set_the_floor(store: MemoryStore, scrip
     said(script, 2, question_text, turn=2)
     question = query_signals(question_text)
     config = load_config({"retrieval": {"relativeMinScore": 0.5}})
-    pool = default_pool(store, S, question, config)
+    pool = scored_pool(store, S, question, config)
     assert 0.5 * pool.turns[2].relevance > pool.turns[1].relevance  # it would floor seq:1
     found = retrieve(store, S, question, config, current_turn=2)
     assert [r.ref for r in found.evidence.rows] == ["seq:1"]

@@ -9,13 +9,12 @@ from typing import Any
 import pytest
 
 from lcm_core.assembly.assemble import assemble
-from lcm_core.config import Config, load_config
+from lcm_core.config import load_config
 from lcm_core.retrieval.evidence import retrieve
 from lcm_core.retrieval.retriever import LexicalRetriever, Pool, ScoredTurn
-from lcm_core.store.models import Event, MemoryItem
+from lcm_core.store.models import Event, MemoryItem, Session
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.query import query_signals
-from lcm_core.text.relevance import QueryTerms
 
 S = "sess"
 # The question shares no word with the stored statements: only a retriever that knows
@@ -36,8 +35,8 @@ class FakeRetriever:
         store: MemoryStore,
         session_id: str,
         text: str,
-        config: Config,
         turn_types: Sequence[str] | None,
+        siblings: Sequence[Session] = (),
     ) -> Pool:
         self.queries.append(text)
         turns = {
@@ -45,7 +44,7 @@ class FakeRetriever:
             for e, score in self.turn_hits
             if turn_types is None or e.type in turn_types
         }
-        return Pool(QueryTerms({"fake": 1.0}), items=tuple(self.item_hits), turns=turns)
+        return Pool(items=tuple(self.item_hits), turns=turns, asked=True)
 
 
 @pytest.fixture
@@ -80,7 +79,7 @@ def test_the_lexical_retriever_is_the_default(store: MemoryStore, script: Any) -
     config = load_config()
     signals = query_signals("which port does the gateway use? 端口")
     default = retrieve(store, S, signals, config)
-    explicit = retrieve(store, S, signals, config, retriever=LexicalRetriever())
+    explicit = retrieve(store, S, signals, config, retriever=LexicalRetriever(config.retrieval))
     assert default.ranking.selected and default == explicit
 
 

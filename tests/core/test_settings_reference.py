@@ -40,7 +40,7 @@ def test_the_page_lists_every_setting_once_with_its_default_and_help() -> None:
         rows = [line for line in text.splitlines() if line.startswith(f"| `{entry.path}` |")]
         assert len(rows) == 1, entry.path
         assert entry.help.replace("|", "\\|") in rows[0], entry.path
-    assert len(SETTINGS) == len(LIMITS) == 53
+    assert len(SETTINGS) == len(LIMITS) == 54
 
 
 def test_check_fails_when_a_setting_is_added_without_rewriting_the_page(

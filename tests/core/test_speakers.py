@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from lcm_core.config import load_config
-from lcm_core.retrieval.rank import default_pool
+from lcm_core.retrieval.lifts import scored_pool
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.query import query_signals
 from lcm_core.text.speakers import chat_speakers, speaker_of, writes_names
@@ -54,7 +54,7 @@ def test_only_a_chat_log_has_speakers() -> None:
 
 
 def _order(store: MemoryStore, question: str, config: Any) -> list[int]:
-    pool = default_pool(store, S, query_signals(question), config)
+    pool = scored_pool(store, S, query_signals(question), config)
     return sorted(pool.turns, key=lambda seq: (-pool.turns[seq].relevance, seq))
 
 
@@ -133,8 +133,8 @@ def test_a_heading_word_outside_a_chat_log_is_no_speaker(script: Any, language: 
     texts, question = WORK_SESSIONS[language]
     for seq, text in enumerate(texts, 1):
         script.user(seq, text)
-    on = default_pool(script.store, S, query_signals(question), ON)
-    off = default_pool(script.store, S, query_signals(question), OFF)
+    on = scored_pool(script.store, S, query_signals(question), ON)
+    off = scored_pool(script.store, S, query_signals(question), OFF)
     assert {s: t.relevance for s, t in on.turns.items()} == {
         s: t.relevance for s, t in off.turns.items()
     }
