@@ -8,7 +8,7 @@ is written once here and the faces only render and transport it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
@@ -22,12 +22,11 @@ from lcm_core.retrieval.rank import RankedItem, rank_items
 from lcm_core.retrieval.said import said_dates
 from lcm_core.retrieval.standing import rules_in_force
 from lcm_core.store.errors import StoreError
-from lcm_core.store.models import AssemblyLog, Event, EventHit, RuleOverride, Session, SkillFile
+from lcm_core.store.models import Event, EventHit, RuleOverride, Session, SkillFile
 from lcm_core.store.models import Rule as StoredRule
 from lcm_core.store.ports import (
     AdminStore,
     EventStore,
-    LogStore,
     MemoryStore,
     SessionStore,
     SkillStore,
@@ -80,12 +79,6 @@ def record_project(
 ) -> Session:
     """Record the session's working directory and project (see `lcm_core.capture.project`)."""
     return _record_project(store, session_id, cwd, configured)
-
-
-def needs_project(store: MemoryStore, session_id: str) -> bool:
-    """Whether the session has no project recorded yet (a face then records one)."""
-    session = store.get_session(session_id)
-    return session is None or not session.project
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,17 +223,6 @@ def newest_seq(store: EventStore, session_id: str) -> int | None:
     return store.max_event_seq(session_id)
 
 
-# --- the assembly log ---------------------------------------------------------------------
-def record_assembly(store: LogStore, log: AssemblyLog, config: Config) -> int:
-    """Log one assembly attempt, keeping the configured number of rows per session."""
-    return store.add_assembly_log(log, retention=config.diagnostics.assembly_log_retention)
-
-
-def recent_assemblies(store: LogStore, session_id: str, limit: int) -> list[AssemblyLog]:
-    """The newest logged assemblies of a session, newest first."""
-    return store.list_assembly_logs(session_id, limit=limit)
-
-
 # --- skills ---------------------------------------------------------------------------------
 def skill_files(store: SkillStore) -> list[SkillFile]:
     """Every ingested skill file, by name."""
@@ -314,19 +296,7 @@ def pin(
     return control.set_pin(store, item_id, pinned, actor=actor)
 
 
-def pinned_ids(store: MemoryStore, session_id: str) -> list[str]:
-    """The session's pinned item ids, earliest pinned first."""
-    return control.pinned_ids(store, session_id)
-
-
 # --- export, purge, health ------------------------------------------------------------------
-def export_rows(
-    store: AdminStore, table: str, session_id: str | None = None
-) -> Iterator[dict[str, Any]]:
-    """One table's rows in the stable export order (of one session where it applies)."""
-    return store.export_rows(table, session_id=session_id)
-
-
 def purge(store: AdminStore, session_id: str | None) -> dict[str, int]:
     """Delete one session's rows, or every row but meta (None); rows deleted per table."""
     return store.purge_all() if session_id is None else store.purge_session(session_id)

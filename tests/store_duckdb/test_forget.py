@@ -43,7 +43,7 @@ def test_a_forgotten_item_leaves_search_blocks_and_exports(tmp_path: Path) -> No
         rows = [
             json.dumps(row, ensure_ascii=False)
             for table in ("events", "memory_items", "memory_events", "archive")
-            for row in usecases.export_rows(store, table)
+            for row in store.export_rows(table)
         ]
         assert not any("Quokka" in row or "银行卡" in row for row in rows)
         tomb = store.get_item(item_id)
