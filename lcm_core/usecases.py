@@ -1,9 +1,10 @@
-"""One function per thing a face asks of memory: each takes a store and returns plain data.
+"""What a face asks of memory that is more than one store call: each takes a store, returns data.
 
-The CLI, the host `memory` command, the MCP tools and the runtime call these (and
-`open_store` / `close`) and never a store method of their own, so what a face does
-is written once here and the faces only render and transport it.
-`tests/adapter/test_faces_use_the_core.py` holds the adapter to that.
+A use case here composes several steps or holds a decision (which session, which scope,
+whether a write probe may run); a plain read goes to the port itself and a plain core
+step (`lcm_core.extraction.control`'s forget and pin) is called where it lives. A face
+reads the port freely but changes the store only through the core, which holds the write
+policy; `tests/adapter/test_faces_use_the_core.py` holds the adapter to that.
 """
 
 from __future__ import annotations
