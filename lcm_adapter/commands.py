@@ -112,7 +112,7 @@ def _purge(runtime: RuntimeView, session_id: str, args: list[str]) -> CommandRes
     unknown = [a for a in args if a != "--yes"]
     if unknown:
         return CommandResult(False, f"memory: purge takes only --yes (got {unknown[0]!r})")
-    counts = usecases.row_counts(runtime.store, session_id)
+    counts = runtime.store.stats(session_id)
     if "--yes" not in args:
         return CommandResult(
             True,

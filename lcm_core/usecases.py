@@ -23,14 +23,11 @@ from lcm_core.retrieval.rank import RankedItem, rank_items
 from lcm_core.retrieval.said import said_dates
 from lcm_core.retrieval.standing import rules_in_force
 from lcm_core.store.errors import StoreError
-from lcm_core.store.models import Event, EventHit, RuleOverride, Session, SkillFile
-from lcm_core.store.models import Rule as StoredRule
+from lcm_core.store.models import Event, EventHit, Session
 from lcm_core.store.ports import (
     AdminStore,
     EventStore,
     MemoryStore,
-    SessionStore,
-    SkillStore,
     SupportsIntrospection,
     SupportsServerReport,
 )
@@ -68,11 +65,6 @@ def pick_session(store: MemoryStore, session: str | None) -> str:
             f"no sessions in {store.url} yet: run `lcm demo` or `lcm ingest PATH` first"
         )
     return sessions[0].session_id
-
-
-def sessions(store: SessionStore) -> list[Session]:
-    """Every session, most recently updated first."""
-    return store.list_sessions()
 
 
 def record_project(
@@ -120,11 +112,6 @@ def with_scope(config: Config, scope: str) -> Config:
     if scope not in ("session", "project"):
         raise ValueError(f"scope must be session or project, not {scope!r}")
     return load_config(deep_merge(dict(config.values), {"memory": {"scope": scope}}))
-
-
-def row_counts(store: AdminStore, session_id: str | None = None) -> dict[str, int]:
-    """Rows per table, of one session where a table belongs to sessions."""
-    return store.stats(session_id)
 
 
 def sessions_with_compaction(store: EventStore, sessions: Sequence[Session]) -> int:
@@ -224,22 +211,7 @@ def newest_seq(store: EventStore, session_id: str) -> int | None:
     return store.max_event_seq(session_id)
 
 
-# --- skills ---------------------------------------------------------------------------------
-def skill_files(store: SkillStore) -> list[SkillFile]:
-    """Every ingested skill file, by name."""
-    return store.list_skill_files()
-
-
-def stored_rules(store: SkillStore) -> list[StoredRule]:
-    """Every stored rule as ingested (before the user's overrides)."""
-    return store.list_rules()
-
-
-def rule_overrides(store: SkillStore) -> list[RuleOverride]:
-    """The user's overrides, by rule id."""
-    return store.list_rule_overrides()
-
-
+# --- standing rules ------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class StandingRule:
     """A user's rule in force as a face shows it: what it governs, its words, where and when."""
@@ -356,11 +328,6 @@ def _write_probe(store: MemoryStore) -> str | None:
         return None
     except StoreError as exc:
         return f"cannot write: {exc}"
-
-
-def schema_version(store: AdminStore) -> int:
-    """The schema version the store holds."""
-    return store.schema_version()
 
 
 # --- host cursors -----------------------------------------------------------------------------
