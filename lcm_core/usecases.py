@@ -17,7 +17,7 @@ from lcm_core.capture.project import record_project as _record_project
 from lcm_core.capture.project import sibling_sessions
 from lcm_core.config import Config, deep_merge, load_config
 from lcm_core.extraction import control
-from lcm_core.extraction.control import ForgetReport, Remembered
+from lcm_core.extraction.control import Remembered
 from lcm_core.extraction.standing import rule_key
 from lcm_core.retrieval.rank import RankedItem, rank_items
 from lcm_core.retrieval.said import said_dates
@@ -236,19 +236,7 @@ def standing_rules(store: MemoryStore, session_id: str, *, project: bool) -> lis
     ]
 
 
-# --- people in control: forget, remember, pin (see lcm_core.extraction.control) -------------
-def forget(store: MemoryStore, item_id: str, reason: str = "", actor: str = "user") -> ForgetReport:
-    """Erase an item and its source events' text, keeping tombstones; scrub the file."""
-    return control.forget_item(store, item_id, reason, actor=actor)
-
-
-def forget_event(
-    store: MemoryStore, session_id: str, seq: int, reason: str = "", actor: str = "user"
-) -> ForgetReport:
-    """Erase one event's text, and the items that had no other source; scrub the file."""
-    return control.forget_event(store, session_id, seq, reason, actor=actor)
-
-
+# --- people in control (forget and pin are lcm_core.extraction.control's) ------------------
 def remember(
     store: MemoryStore,
     session_id: str,
@@ -262,14 +250,7 @@ def remember(
     return control.remember(store, session_id, text, kind, actor=actor)
 
 
-def pin(
-    store: MemoryStore, item_id: str, pinned: bool = True, actor: str = "user"
-) -> control.PinChange:
-    """Pin (or unpin) an item for the resident set, first after a compaction."""
-    return control.set_pin(store, item_id, pinned, actor=actor)
-
-
-# --- export, purge, health ------------------------------------------------------------------
+# --- purge, health -------------------------------------------------------------------------
 def purge(store: AdminStore, session_id: str | None) -> dict[str, int]:
     """Delete one session's rows, or every row but meta (None); rows deleted per table."""
     return store.purge_all() if session_id is None else store.purge_session(session_id)
