@@ -1,6 +1,6 @@
 """What `lcm forget` costs on a SQLite file of N events, beside its parts.
 
-Rows: the whole forget (`usecases.forget`: blank the rows, merge both FTS indexes,
+Rows: the whole forget (`control.forget_item`: blank the rows, merge both FTS indexes,
 checkpoint the WAL), the FTS 'optimize' merge alone after the same row updates (the floor
 a forget cannot beat while it must drop the index's old tokens), and the row updates
 alone. The first forget of the file merges every segment written since it was built; the
@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from lcm_core import usecases
+from lcm_core.extraction import control
 from lcm_core.store.models import Event, MemoryEvent
 from lcm_core.testing.builders import make_item
 from lcm_store_sqlite import SQLiteMemoryStore
@@ -61,7 +61,7 @@ def main() -> None:
         whole, rows_only = [], []
         for item_id in ids[: args.runs]:
             start = time.perf_counter()
-            usecases.forget(store, item_id)
+            control.forget_item(store, item_id)
             whole.append(time.perf_counter() - start)
         merge = []
         for item_id in ids[args.runs :]:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Final
 
 from lcm_adapter.memory_text import explain_text, inspect_text, search_text, status_text
 from lcm_core import usecases
+from lcm_core.extraction import control
 from lcm_core.extraction.control import ControlError
 from lcm_core.store.errors import StoreError, StoreNotFoundError
 
@@ -112,7 +113,7 @@ def _purge(runtime: RuntimeView, session_id: str, args: list[str]) -> CommandRes
     unknown = [a for a in args if a != "--yes"]
     if unknown:
         return CommandResult(False, f"memory: purge takes only --yes (got {unknown[0]!r})")
-    counts = usecases.row_counts(runtime.store, session_id)
+    counts = runtime.store.stats(session_id)
     if "--yes" not in args:
         return CommandResult(
             True,
@@ -133,11 +134,11 @@ def _forget(runtime: RuntimeView, session_id: str, args: list[str]) -> CommandRe
         )
     try:
         if args[0] == "--event":
-            report = usecases.forget_event(
+            report = control.forget_event(
                 runtime.store, session_id, int(args[1]), " ".join(args[2:])
             )
         else:
-            report = usecases.forget(runtime.store, args[0], " ".join(args[1:]))
+            report = control.forget_item(runtime.store, args[0], " ".join(args[1:]))
     except StoreNotFoundError as exc:
         return CommandResult(False, f"memory: {exc}")
     if report.already_forgotten:
@@ -177,7 +178,7 @@ def _pin(pinned: bool) -> Handler:
         if len(args) != 1:
             return CommandResult(False, f"memory: {verb} takes one item id")
         try:
-            change = usecases.pin(runtime.store, args[0], pinned)
+            change = control.set_pin(runtime.store, args[0], pinned)
         except (StoreNotFoundError, ControlError) as exc:
             return CommandResult(False, f"memory: {exc}")
         state = "pinned" if pinned else "unpinned"

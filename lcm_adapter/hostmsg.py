@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
 from lcm_adapter.envelope.parse import parse_envelope
-from lcm_core import usecases
 from lcm_core.assembly.step import StepMessage
 from lcm_core.capture.rows import ParseResult
 from lcm_core.steps.prestep import StepOutcome
@@ -97,7 +96,7 @@ class SurfaceMessages:
     def read(self, store: MemoryStore, session_id: str, seqs: Sequence[int]) -> list[StepMessage]:
         """The messages among the stored events `seqs`, in seq order."""
         seen = self._sessions.setdefault(session_id, _Seen())
-        newest = usecases.newest_seq(store, session_id)
+        newest = store.max_event_seq(session_id)
         newest = -1 if newest is None else newest
         if newest < seen.newest:
             seen.messages.clear()
@@ -105,7 +104,7 @@ class SurfaceMessages:
         wanted = sorted(set(seqs))
         missing = [seq for seq in wanted if seq not in seen.messages]
         if missing:
-            for event in usecases.step_events(store, session_id, missing):
+            for event in store.get_events(session_id, missing):
                 message = event_message(event) if event.type in _MESSAGE_TYPES else None
                 seen.messages[event.seq] = message
         if len(seen.messages) > 2 * len(wanted) + 1000:  # a compaction shrank the surface
@@ -144,7 +143,7 @@ def step_messages(
         if surface is not None:
             out.extend(surface.read(store, session_id, seqs[-MAX_VISIBLE:]))
         else:
-            for event in usecases.step_events(store, session_id, seqs[-MAX_VISIBLE:]):
+            for event in store.get_events(session_id, seqs[-MAX_VISIBLE:]):
                 if event.type in _MESSAGE_TYPES:
                     out.append(event_message(event))
     for raw in messages or ():

@@ -1,14 +1,15 @@
-"""One function per thing a face asks of memory: each takes a store and returns plain data.
+"""What a face asks of memory that is more than one store call: each takes a store, returns data.
 
-The CLI, the host `memory` command, the MCP tools and the runtime call these (and
-`open_store` / `close`) and never a store method of their own, so what a face does
-is written once here and the faces only render and transport it.
-`tests/adapter/test_faces_use_the_core.py` holds the adapter to that.
+A use case here composes several steps or holds a decision (which session, which scope,
+whether a write probe may run); a plain read goes to the port itself and a plain core
+step (`lcm_core.extraction.control`'s forget and pin) is called where it lives. A face
+reads the port freely but changes the store only through the core, which holds the write
+policy; `tests/adapter/test_faces_use_the_core.py` holds the adapter to that.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
@@ -16,22 +17,18 @@ from lcm_core.capture.project import record_project as _record_project
 from lcm_core.capture.project import sibling_sessions
 from lcm_core.config import Config, deep_merge, load_config
 from lcm_core.extraction import control
-from lcm_core.extraction.control import ForgetReport, Remembered
+from lcm_core.extraction.control import Remembered
 from lcm_core.extraction.standing import rule_key
 from lcm_core.retrieval.rank import rank_items
 from lcm_core.retrieval.ranked import RankedItem
 from lcm_core.retrieval.said import said_dates
 from lcm_core.retrieval.standing import rules_in_force
 from lcm_core.store.errors import StoreError
-from lcm_core.store.models import AssemblyLog, Event, EventHit, RuleOverride, Session, SkillFile
-from lcm_core.store.models import Rule as StoredRule
+from lcm_core.store.models import Event, EventHit, Session
 from lcm_core.store.ports import (
     AdminStore,
     EventStore,
-    LogStore,
     MemoryStore,
-    SessionStore,
-    SkillStore,
     SupportsIntrospection,
     SupportsServerReport,
 )
@@ -71,22 +68,11 @@ def pick_session(store: MemoryStore, session: str | None) -> str:
     return sessions[0].session_id
 
 
-def sessions(store: SessionStore) -> list[Session]:
-    """Every session, most recently updated first."""
-    return store.list_sessions()
-
-
 def record_project(
     store: MemoryStore, session_id: str, cwd: str | None, configured: str = ""
 ) -> Session:
     """Record the session's working directory and project (see `lcm_core.capture.project`)."""
     return _record_project(store, session_id, cwd, configured)
-
-
-def needs_project(store: MemoryStore, session_id: str) -> bool:
-    """Whether the session has no project recorded yet (a face then records one)."""
-    session = store.get_session(session_id)
-    return session is None or not session.project
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,11 +113,6 @@ def with_scope(config: Config, scope: str) -> Config:
     if scope not in ("session", "project"):
         raise ValueError(f"scope must be session or project, not {scope!r}")
     return load_config(deep_merge(dict(config.values), {"memory": {"scope": scope}}))
-
-
-def row_counts(store: AdminStore, session_id: str | None = None) -> dict[str, int]:
-    """Rows per table, of one session where a table belongs to sessions."""
-    return store.stats(session_id)
 
 
 def sessions_with_compaction(store: EventStore, sessions: Sequence[Session]) -> int:
@@ -231,33 +212,7 @@ def newest_seq(store: EventStore, session_id: str) -> int | None:
     return store.max_event_seq(session_id)
 
 
-# --- the assembly log ---------------------------------------------------------------------
-def record_assembly(store: LogStore, log: AssemblyLog, config: Config) -> int:
-    """Log one assembly attempt, keeping the configured number of rows per session."""
-    return store.add_assembly_log(log, retention=config.diagnostics.assembly_log_retention)
-
-
-def recent_assemblies(store: LogStore, session_id: str, limit: int) -> list[AssemblyLog]:
-    """The newest logged assemblies of a session, newest first."""
-    return store.list_assembly_logs(session_id, limit=limit)
-
-
-# --- skills ---------------------------------------------------------------------------------
-def skill_files(store: SkillStore) -> list[SkillFile]:
-    """Every ingested skill file, by name."""
-    return store.list_skill_files()
-
-
-def stored_rules(store: SkillStore) -> list[StoredRule]:
-    """Every stored rule as ingested (before the user's overrides)."""
-    return store.list_rules()
-
-
-def rule_overrides(store: SkillStore) -> list[RuleOverride]:
-    """The user's overrides, by rule id."""
-    return store.list_rule_overrides()
-
-
+# --- standing rules ------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class StandingRule:
     """A user's rule in force as a face shows it: what it governs, its words, where and when."""
@@ -282,19 +237,7 @@ def standing_rules(store: MemoryStore, session_id: str, *, project: bool) -> lis
     ]
 
 
-# --- people in control: forget, remember, pin (see lcm_core.extraction.control) -------------
-def forget(store: MemoryStore, item_id: str, reason: str = "", actor: str = "user") -> ForgetReport:
-    """Erase an item and its source events' text, keeping tombstones; scrub the file."""
-    return control.forget_item(store, item_id, reason, actor=actor)
-
-
-def forget_event(
-    store: MemoryStore, session_id: str, seq: int, reason: str = "", actor: str = "user"
-) -> ForgetReport:
-    """Erase one event's text, and the items that had no other source; scrub the file."""
-    return control.forget_event(store, session_id, seq, reason, actor=actor)
-
-
+# --- people in control (forget and pin are lcm_core.extraction.control's) ------------------
 def remember(
     store: MemoryStore,
     session_id: str,
@@ -308,26 +251,7 @@ def remember(
     return control.remember(store, session_id, text, kind, actor=actor)
 
 
-def pin(
-    store: MemoryStore, item_id: str, pinned: bool = True, actor: str = "user"
-) -> control.PinChange:
-    """Pin (or unpin) an item for the resident set, first after a compaction."""
-    return control.set_pin(store, item_id, pinned, actor=actor)
-
-
-def pinned_ids(store: MemoryStore, session_id: str) -> list[str]:
-    """The session's pinned item ids, earliest pinned first."""
-    return control.pinned_ids(store, session_id)
-
-
-# --- export, purge, health ------------------------------------------------------------------
-def export_rows(
-    store: AdminStore, table: str, session_id: str | None = None
-) -> Iterator[dict[str, Any]]:
-    """One table's rows in the stable export order (of one session where it applies)."""
-    return store.export_rows(table, session_id=session_id)
-
-
+# --- purge, health -------------------------------------------------------------------------
 def purge(store: AdminStore, session_id: str | None) -> dict[str, int]:
     """Delete one session's rows, or every row but meta (None); rows deleted per table."""
     return store.purge_all() if session_id is None else store.purge_session(session_id)
@@ -386,11 +310,6 @@ def _write_probe(store: MemoryStore) -> str | None:
         return None
     except StoreError as exc:
         return f"cannot write: {exc}"
-
-
-def schema_version(store: AdminStore) -> int:
-    """The schema version the store holds."""
-    return store.schema_version()
 
 
 # --- host cursors -----------------------------------------------------------------------------

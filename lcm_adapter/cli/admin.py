@@ -70,7 +70,7 @@ def _version() -> str:
 
 def _compatibility(store: Any) -> dict[str, Any]:
     """What the stored sessions show about the host, and what no store can show."""
-    sessions = usecases.sessions(store)
+    sessions = store.list_sessions()
     versions = {s.dsh_version for s in sessions[:STATS_SESSIONS] if s.dsh_version}
     compaction = usecases.sessions_with_compaction(store, sessions[:STATS_SESSIONS])
     return {
@@ -204,11 +204,9 @@ def purge(
         if session:
             if not usecases.has_session(store, session):
                 fail(f"no session {session!r} in {store.url}")
-            planned = _purge_counts(usecases.row_counts(store, session), SESSION_TABLES)
+            planned = _purge_counts(store.stats(session), SESSION_TABLES)
         else:
-            planned = _purge_counts(
-                usecases.row_counts(store), tuple(t for t in TABLES if t != "meta")
-            )
+            planned = _purge_counts(store.stats(), tuple(t for t in TABLES if t != "meta"))
         what = f"session {session}" if session else f"every session in {store.url}"
         if not yes:
             _confirm_purge(what, planned, "--session ID" if session else "--all")

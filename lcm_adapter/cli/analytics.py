@@ -185,10 +185,10 @@ def _report(
 def _counts_only(store: MemoryStore, session: str | None) -> dict[str, Any]:
     """What the port alone answers: rows per table and per session."""
     sessions = []
-    for found in usecases.sessions(store):
+    for found in store.list_sessions():
         if session is not None and found.session_id != session:
             continue
-        counts = usecases.row_counts(store, found.session_id)
+        counts = store.stats(found.session_id)
         sessions.append(
             {
                 "session": found.session_id,
@@ -198,7 +198,7 @@ def _counts_only(store: MemoryStore, session: str | None) -> dict[str, Any]:
                 "assembly_logs": counts.get("assembly_logs", 0),
             }
         )
-    return {"session": session, "totals": usecases.row_counts(store, session), "sessions": sessions}
+    return {"session": session, "totals": store.stats(session), "sessions": sessions}
 
 
 def _render_stats(d: dict[str, Any]) -> str:

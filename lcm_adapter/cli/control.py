@@ -12,6 +12,7 @@ import click
 
 from lcm_adapter.cli.base import emit, fail, json_option, opened_store, resolve_session
 from lcm_core import usecases
+from lcm_core.extraction import control
 from lcm_core.extraction.control import REMEMBER_KINDS, ControlError
 from lcm_core.store.errors import StoreNotFoundError
 
@@ -40,9 +41,9 @@ def forget(
         try:
             if event_seq is not None:
                 session_id = resolve_session(store, session)
-                report = usecases.forget_event(store, session_id, event_seq, reason)
+                report = control.forget_event(store, session_id, event_seq, reason)
             else:
-                report = usecases.forget(store, str(item_id), reason)
+                report = control.forget_item(store, str(item_id), reason)
         except StoreNotFoundError as exc:
             fail(str(exc))
     emit(as_json, report.to_dict(), _render_forget)
@@ -115,7 +116,7 @@ def _pin_command(pinned: bool) -> click.Command:
     def command(ctx: click.Context, item_id: str, as_json: bool) -> None:
         with opened_store(ctx) as store:
             try:
-                change = usecases.pin(store, item_id, pinned)
+                change = control.set_pin(store, item_id, pinned)
             except (StoreNotFoundError, ControlError) as exc:
                 fail(str(exc))
         emit(as_json, change.to_dict(), _render_pin)

@@ -48,7 +48,7 @@ def status(ctx: click.Context, session: str | None, as_json: bool) -> None:
         emit(as_json, first_run_data(missing), render_first_run)
         return
     with opened_store(ctx) as store:
-        if session is None and not usecases.sessions(store):
+        if session is None and not store.list_sessions():
             # Empty (new, or after `purge --all`): the same screen as a fresh install.
             emit(as_json, first_run_data(store.url, exists=True), render_first_run)
             return

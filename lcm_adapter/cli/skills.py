@@ -110,7 +110,7 @@ def skills_list(ctx: click.Context, as_json: bool) -> None:
                     "active_rules": counts.get(s.name, 0),
                     "description": s.description,
                 }
-                for s in usecases.skill_files(store)
+                for s in store.list_skill_files()
             ]
         }
     emit(as_json, data, _render_skills)
@@ -176,7 +176,7 @@ def rules() -> None:
 def rules_list(ctx: click.Context, skill: str | None, show_all: bool, as_json: bool) -> None:
     """Rules with category, scope and source line, overrides applied."""
     with opened_store(ctx) as store:
-        overridden = {o.rule_id for o in usecases.rule_overrides(store)}
+        overridden = {o.rule_id for o in store.list_rule_overrides()}
         found = effective_rules(store, skill_name=skill, include_inactive=show_all)
         data = {
             "rules": [
@@ -290,7 +290,7 @@ def rules_override(
         if not isinstance(parsed, dict):
             raise click.BadParameter("must be a JSON object", param_hint="--scope")
     with opened_store(ctx) as store:
-        if not any(r.id == rule_id for r in usecases.stored_rules(store)):
+        if not any(r.id == rule_id for r in store.list_rules()):
             fail(f"no rule {rule_id!r} (see `lcm rules list --all`)")
         override = set_rule_override(store, rule_id, category=category, active=active, scope=parsed)
     data = dataclasses.asdict(override)

@@ -38,7 +38,6 @@ from lcm_adapter.commands import split_input
 from lcm_adapter.dsh.host_window import dsh_host_window
 from lcm_adapter.dsh.inbox import Inbox, event_of, take_batch
 from lcm_adapter.runtime import MemoryRuntime
-from lcm_core import usecases
 from lcm_core.config import load_config
 from lcm_core.steps.reextract import upgrade_on_open
 from lcm_core.text.lazy_regex import compile_all
@@ -180,7 +179,7 @@ class Sidecar:
             "version": _version(),
             "pid": os.getpid(),
             "db": runtime.store.url if runtime else None,
-            "schema": usecases.schema_version(runtime.store) if runtime else None,
+            "schema": runtime.store.schema_version() if runtime else None,
             "error": self._open_error,
             "warnings": list(runtime.config.warnings) if runtime else [],
         }

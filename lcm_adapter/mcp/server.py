@@ -60,6 +60,7 @@ from lcm_adapter.views import (
 )
 from lcm_core import usecases
 from lcm_core.config import Config
+from lcm_core.extraction import control
 from lcm_core.reports.diagnostics import EVENT_LABEL
 from lcm_core.store.errors import StoreError
 from lcm_core.store.ports import MemoryStore
@@ -164,7 +165,9 @@ class Tools:
         return found
 
     def forget(self, ref: str, reason: str = "") -> dict[str, Any]:
-        return self._with_store(lambda s: usecases.forget(s, ref, reason, actor="mcp").to_dict())
+        return self._with_store(
+            lambda s: control.forget_item(s, ref, reason, actor="mcp").to_dict()
+        )
 
     def remember(
         self, text: str, kind: str | None = None, session: str | None = None

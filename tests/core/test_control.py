@@ -11,6 +11,7 @@ import pytest
 from lcm_core import usecases
 from lcm_core.assembly.step import StepMessage
 from lcm_core.config import load_config
+from lcm_core.extraction import control
 from lcm_core.extraction.control import ControlError, pinned_ids
 from lcm_core.extraction.reextract import reextract_session
 from lcm_core.extraction.run import run_extraction
@@ -34,7 +35,7 @@ def test_saying_a_forgotten_thing_again_does_not_bring_it_back(script: Any) -> N
     script.user(1, SAID + "。")
     extract(script)
     (item_id,) = active_with(script, "Postgres 16")
-    usecases.forget(script.store, item_id, "不对")
+    control.forget_item(script.store, item_id, "不对")
     script.user(2, SAID + "。")
     extract(script)
     assert active_with(script, "Postgres 16") == []
@@ -49,7 +50,7 @@ def test_reextract_leaves_a_forgotten_item_forgotten(script: Any) -> None:
     script.user(2, "staging 数据库的端口是 6432。")
     extract(script)
     (item_id,) = active_with(script, "Postgres 16")
-    usecases.forget(script.store, item_id)
+    control.forget_item(script.store, item_id)
     report = reextract_session(script.store, InMemoryStore(), script.session_id, load_config({}))
     assert report.added == 0 and report.revived == 0 and report.overrides_kept >= 1
     assert active_with(script, "Postgres 16") == []
@@ -64,7 +65,7 @@ def test_forget_drops_task_state_entries_quoting_the_text(script: Any) -> None:
         TaskState(script.session_id, goal="迁移数据库", progress=(SAID, "写好了迁移脚本"))
     )
     (item_id,) = active_with(script, "Postgres 16")
-    report = usecases.forget(script.store, item_id)
+    report = control.forget_item(script.store, item_id)
     state = script.store.get_task_state(script.session_id)
     assert state is not None and state.progress == ("写好了迁移脚本",)
     assert state.goal == "迁移数据库" and report.task_entries_removed == 1
@@ -83,7 +84,7 @@ def test_forget_erases_the_step_text_an_assembly_log_recorded(script: Any) -> No
             config,
         )
     kept, secret = script.store.list_assembly_logs(script.session_id)
-    report = usecases.forget_event(script.store, script.session_id, 1)
+    report = control.forget_event(script.store, script.session_id, 1)
     after_kept, after_secret = script.store.list_assembly_logs(script.session_id)
     assert report.log_entries_erased == 1 and after_kept == kept
     assert "884412" not in json.dumps(after_secret.reasons, ensure_ascii=False)
@@ -112,7 +113,7 @@ def test_forget_erases_the_start_of_a_message_the_log_cut_through(script: Any) -
     (logged,) = script.store.list_assembly_logs(script.session_id)
     kept = logged.reasons[0]["text"]
     assert kept == filler + secret[:10]
-    report = usecases.forget_event(script.store, script.session_id, 1)
+    report = control.forget_event(script.store, script.session_id, 1)
     (after,) = script.store.list_assembly_logs(script.session_id)
     assert report.log_entries_erased == 1 and after.reasons[0]["text"] == ""
 
@@ -127,7 +128,7 @@ def test_remember_checks_its_input(script: Any) -> None:
 def test_remembering_a_forgotten_text_gets_a_new_id(script: Any) -> None:
     """The user may say on purpose what they had forgotten: a new item, the tombstone stays."""
     first = usecases.remember(script.store, script.session_id, SAID, "decision")
-    usecases.forget(script.store, first.item.id)
+    control.forget_item(script.store, first.item.id)
     again = usecases.remember(script.store, script.session_id, SAID, "decision")
     assert again.created and again.item.id != first.item.id and again.seq == -2
     gone = script.store.get_item(first.item.id)
@@ -139,13 +140,13 @@ def test_pins_keep_their_order_and_refuse_forgotten_items(script: Any) -> None:
     and leaves the pinned set."""
     one = usecases.remember(script.store, script.session_id, "每次提交前跑 ruff", "constraint")
     two = usecases.remember(script.store, script.session_id, "预算不超过3000元", "constraint")
-    usecases.pin(script.store, two.item.id)
-    usecases.pin(script.store, one.item.id)
+    control.set_pin(script.store, two.item.id, True)
+    control.set_pin(script.store, one.item.id, True)
     assert pinned_ids(script.store, script.session_id) == [two.item.id, one.item.id]
-    usecases.pin(script.store, two.item.id, pinned=False)
-    usecases.pin(script.store, two.item.id)
+    control.set_pin(script.store, two.item.id, False)
+    control.set_pin(script.store, two.item.id, True)
     assert pinned_ids(script.store, script.session_id) == [one.item.id, two.item.id]
-    usecases.forget(script.store, one.item.id)
+    control.forget_item(script.store, one.item.id)
     assert pinned_ids(script.store, script.session_id) == [two.item.id]
     with pytest.raises(ControlError):
-        usecases.pin(script.store, one.item.id)
+        control.set_pin(script.store, one.item.id, True)

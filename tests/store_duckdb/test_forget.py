@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from lcm_adapter.cli.main import cli
 from lcm_core import usecases
 from lcm_core.config import load_config
+from lcm_core.extraction import control
 from lcm_core.store.models import Event
 from lcm_core.testing.builders import make_item
 from lcm_store_duckdb import DuckDBMemoryStore
@@ -35,7 +36,7 @@ def test_a_forgotten_item_leaves_search_blocks_and_exports(tmp_path: Path) -> No
     """Search, a block and the export rows hold no trace of the text; the tombstone stays."""
     store, item_id = _store(tmp_path / "m.duckdb")
     try:
-        report = usecases.forget(store, item_id, "错了")
+        report = control.forget_item(store, item_id, "错了")
         assert report.items == [item_id] and report.events == [60]
         assert report.scrub == {"checkpoint": "complete"}
         found = usecases.search(store, "s1", "Quokka 银行卡", load_config({}), 10)
@@ -43,7 +44,7 @@ def test_a_forgotten_item_leaves_search_blocks_and_exports(tmp_path: Path) -> No
         rows = [
             json.dumps(row, ensure_ascii=False)
             for table in ("events", "memory_items", "memory_events", "archive")
-            for row in usecases.export_rows(store, table)
+            for row in store.export_rows(table)
         ]
         assert not any("Quokka" in row or "银行卡" in row for row in rows)
         tomb = store.get_item(item_id)
@@ -57,7 +58,7 @@ def test_a_duckdb_export_of_the_store_holds_no_byte_of_it(tmp_path: Path) -> Non
     step for DuckDB) holds only the live rows, so none of the forgotten bytes."""
     path = tmp_path / "m.duckdb"
     store, item_id = _store(path)
-    usecases.forget(store, item_id)
+    control.forget_item(store, item_id)
     store.close()
     out = tmp_path / "copy.duckdb"
     run = CliRunner().invoke(

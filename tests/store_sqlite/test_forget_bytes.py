@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lcm_core import usecases
 from lcm_core.assembly.step import StepMessage
 from lcm_core.config import load_config
+from lcm_core.extraction import control
 from lcm_core.steps.prestep import StepRequest, pre_step
 from lcm_core.store.models import Event
 from lcm_core.testing.builders import make_item
@@ -48,7 +48,7 @@ def test_forget_leaves_no_byte_of_the_text_while_another_handle_is_open(tmp_path
     reader = SQLiteMemoryStore(path)
     try:
         assert SECRET.encode() in _bytes(path) and b"uok" in _bytes(path)
-        report = usecases.forget(writer, item_id, "测试")
+        report = control.forget_item(writer, item_id, "测试")
         assert report.scrub == {"checkpoint": "complete"} and report.events == [500]
         assert [m for m in MARKS if m.encode() in _bytes(path)] == []
         assert reader.search_events("s1", ["Quokka"]) == []
@@ -68,7 +68,7 @@ def test_forget_leaves_no_byte_of_a_step_text_the_assembly_log_kept(tmp_path: Pa
         pre_step(writer, StepRequest("s1", step), load_config({}))
         (logged,) = writer.list_assembly_logs("s1")
         assert SECRET in json.dumps(logged.reasons, ensure_ascii=False)
-        report = usecases.forget(writer, item_id)
+        report = control.forget_item(writer, item_id)
         assert report.log_entries_erased == 1 and report.scrub == {"checkpoint": "complete"}
         assert [m for m in MARKS if m.encode() in _bytes(path)] == []
         assert writer.integrity_check() == []
