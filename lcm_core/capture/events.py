@@ -175,20 +175,6 @@ def _parse_all(
     return parsed
 
 
-def _archive_limit(config: Config) -> int:
-    try:
-        return config.archive.max_chars_per_event
-    except (KeyError, TypeError, ValueError):
-        return 100_000
-
-
-def _capture_enabled(config: Config) -> bool:
-    try:
-        return config.capture.enabled
-    except (KeyError, TypeError):
-        return True
-
-
 def _write(
     store: MemoryStore, session_id: str, rows: list[ParsedRow], now: str
 ) -> tuple[int, int, int]:
@@ -257,14 +243,16 @@ def _capture(
     parse: Parser,
     clock: Clock | None,
 ) -> CaptureReport:
-    if not _capture_enabled(config):
+    if not config.capture.enabled:
         return CaptureReport(skipped=True)
     problem = _session_problem(session_id)
     if problem is not None:
         return CaptureReport(errors=(CaptureIssue(-1, None, problem),))
     now = (clock or utc_now_iso)()
     scrubber = Scrubber.of(config)
-    parsed = _parse_all(parse, session_id, events, now, _archive_limit(config), scrubber)
+    parsed = _parse_all(
+        parse, session_id, events, now, config.archive.max_chars_per_event, scrubber
+    )
     inserted = archived = 0
     last = -1
     errors = list(parsed.errors)

@@ -187,7 +187,7 @@ def with_neighbours(
     (`neighbours`). Only a candidate that will be quoted (`quoted`: not the step's own
     text, not an echo, not on screen, not an old value) and is strong enough to lift a
     neighbour over the floor spreads: a turn left out must not bring its neighbours in."""
-    if not spreads(config):
+    if not spreads(config.retrieval):
         return list(ordered)
     share = config.retrieval.neighbour_share
     # Only the first `evidenceLimit` strong candidates spread: asking whether the rest
@@ -205,7 +205,9 @@ def with_neighbours(
         return quotable(event, evidence_types) and not is_generated(event)
 
     known = {one.seq: one.event for one in ordered}
-    lifts, read = neighbour_lifts(store, session_id, strong, known, config, may_quote, replaced)
+    lifts, read = neighbour_lifts(
+        store, session_id, strong, known, config.retrieval, may_quote, replaced
+    )
     result: list[Candidate] = []
     for one in ordered:
         lift = lifts.get(one.seq)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from lcm_core.config import Config
+from lcm_core.config.sections import RetrievalSettings
 from lcm_core.retrieval.retriever import episode_key
 from lcm_core.retrieval.signals import ablated, strength
 from lcm_core.store.models import Event
@@ -36,9 +36,8 @@ class Lift:
     beside: int
 
 
-def spreads(config: Config) -> bool:
+def spreads(retrieval: RetrievalSettings) -> bool:
     """True when neighbours are on (`neighbourShare` and `neighbourRadius` above 0)."""
-    retrieval = config.retrieval
     return strength(retrieval, "neighbours") > 0.0 and retrieval.neighbour_radius > 0
 
 
@@ -55,7 +54,7 @@ def neighbour_lifts(
     session_id: str,
     strong: Sequence[tuple[int, float, Event]],
     known: Mapping[int, Event | None],
-    config: Config,
+    retrieval: RetrievalSettings,
     may_quote: Callable[[Event], bool],
     replaced: Collection[int] = (),
 ) -> tuple[dict[int, Lift], list[Event]]:
@@ -65,9 +64,9 @@ def neighbour_lifts(
     `known` the candidates' events by seq. A turn whose statement a newer one replaced
     (`replaced`) or that `may_quote` rejects is never a neighbour.
     """
-    share, radius = config.retrieval.neighbour_share, config.retrieval.neighbour_radius
+    share, radius = retrieval.neighbour_share, retrieval.neighbour_radius
     offers: list[tuple[int, float, int, str]] = []  # (seq, score, beside, episode)
-    for seq, score, event in strong[: config.retrieval.evidence_limit]:
+    for seq, score, event in strong[: retrieval.evidence_limit]:
         episode = episode_key(event)
         for distance in range(1, radius + 1):
             offered = score * share / distance
@@ -78,8 +77,8 @@ def neighbour_lifts(
     read = [e for e in store.get_events(session_id, missing) if may_quote(e)] if missing else []
     events = {**known, **{e.seq: e for e in read}}
     lifts: dict[int, Lift] = {}
-    other = config.retrieval.neighbour_other_speaker
-    if ablated(config.retrieval, "speaker-neighbours"):
+    other = retrieval.neighbour_other_speaker
+    if ablated(retrieval, "speaker-neighbours"):
         other = 1.0  # switched off, the other speaker's neighbour is offered as much
     for near, offered, beside, episode in offers:
         found = events.get(near)

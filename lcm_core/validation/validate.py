@@ -74,8 +74,9 @@ class RepairState:
     pending: dict[str, Any] | None
 
 
-def _script_dir(config: Config, base_dir: str | Path | None) -> Path | None:
-    raw = str(config.validation.script_dir or "").strip()
+def _script_dir(script_dir: str, base_dir: str | Path | None) -> Path | None:
+    """Where the user's check scripts live: `validation.scriptDir`, relative to `base_dir`."""
+    raw = str(script_dir or "").strip()
     if not raw:
         return None
     path = Path(raw).expanduser()
@@ -91,7 +92,7 @@ def evaluate(
     event_seq: int | None = None,
 ) -> Evaluation:
     """Apply `validation.checks` to one text; bad settings and failing scripts become errors."""
-    ctx = CheckContext(_script_dir(config, base_dir), session_id, event_seq)
+    ctx = CheckContext(_script_dir(config.validation.script_dir, base_dir), session_id, event_seq)
     block_default = config.validation.block_on_violation
     checked = skipped = 0
     deterministic = True
