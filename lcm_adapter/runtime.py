@@ -23,6 +23,7 @@ from lcm_core import usecases
 from lcm_core.assembly.budget import HostWindow
 from lcm_core.assembly.step import StepMessage
 from lcm_core.capture.events import CaptureReport
+from lcm_core.capture.record import NewEvent, parse_new_event
 from lcm_core.config import Config, load_config
 from lcm_core.retrieval.shown import Shown, ShownItems, logged_shown
 from lcm_core.steps import capture as capturing
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from lcm_adapter.commands import CommandResult
 
 ALLOW: Final[dict[str, str]] = {"kind": "allow"}
+Committed = Callable[[CaptureReport], None]
 
 
 @dataclass(slots=True)
@@ -76,21 +78,25 @@ class MemoryRuntime:
         return self.on_events(session_id, [event])
 
     def on_events(
-        self,
-        session_id: str,
-        events: Sequence[Any],
-        committed: Callable[[CaptureReport], None] | None = None,
+        self, session_id: str, events: Sequence[Any], committed: Committed | None = None
     ) -> CaptureReport:
-        """Capture a replayed batch (idempotent), then extract and validate once.
+        """Capture a replayed batch of host events (idempotent), then extract and validate once.
 
         `committed` hears the report once the batch is committed, before extraction, so a
         caller interrupted during extraction still counts it."""
-        report = capturing.capture(
-            self.store, session_id, events, self.config, self.parser.envelope
-        )
+        parse = self.parser.envelope
+        report = capturing.capture(self.store, session_id, events, self.config, parse)
         if committed is not None:
             committed(report)
-        types = {self.parser.event_type(event) for event in events}
+        return self._follow(session_id, report, {self.parser.event_type(e) for e in events})
+
+    def on_records(self, session_id: str, events: Sequence[NewEvent]) -> CaptureReport:
+        """Capture events a face built in the core's own terms (Claude Code's lines), alike."""
+        report = capturing.capture(self.store, session_id, events, self.config, parse_new_event)
+        return self._follow(session_id, report, {event.type for event in events})
+
+    def _follow(self, session_id: str, report: CaptureReport, types: set[Any]) -> CaptureReport:
+        """The core's follow-up of a capture (project, extraction, validation), counted."""
         project = configured_project(self.config)
         follow = capturing.after_capture(
             self.store, session_id, report, self.config, types, base_dir=self.cwd, project=project

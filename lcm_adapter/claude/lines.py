@@ -1,4 +1,4 @@
-"""What one Claude Code transcript line stands for, as DSH envelopes `(type, data)`.
+"""What one Claude Code transcript line stands for, as the core's own events (`NewEvent`).
 
 A Claude Code transcript (`~/.claude/projects/<folder>/<session>.jsonl`) holds far more
 than the conversation: queue operations, request shapes, cost counters, attachments.
@@ -20,9 +20,13 @@ Only these lines become events:
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, Final
 
+from lcm_core.capture.content import TextSink, arguments_text, flatten, label
+from lcm_core.capture.record import NewEvent
 from lcm_core.retrieval.shown import OWN_SOURCE_KIND
 from lcm_core.text.block_words import EN, ZH
 
@@ -46,11 +50,12 @@ OWN_HEADERS: Final = tuple(words.header.split("\n", 1)[0] for words in (ZH, EN))
 HOOK_CONTEXT: Final = "hook_additional_context"  # the attachment a hook's context is kept in
 HOOK_CONTEXT_KIND: Final = "hook-context"
 
-Envelope = tuple[str, dict[str, Any]]
-
-
-def _text_block(text: str) -> list[dict[str, str]]:
-    return [{"type": "text", "text": text}]
+# Compaction summaries are model-written stand-ins for shadowed history: generated text.
+SUMMARY_KIND: Final = "compaction-checkpoint"
+# A tool result's content sits two levels down (in the line's content, in the result),
+# which counts toward the depth at which flattening stops.
+RESULT_DEPTH: Final = 2
+UNBOUNDED: Final = sys.maxsize  # capture cuts the text at its budget, not the reader
 
 
 def user_kind(entry: Mapping[str, Any], text: str) -> str:
@@ -67,36 +72,48 @@ def user_kind(entry: Mapping[str, Any], text: str) -> str:
     return "user"
 
 
-def _message(role: str, text: str, kind: str) -> dict[str, Any]:
-    return {"role": role, "content": _text_block(text), "source": {"kind": kind}}
+def _said(event_type: str, role: str, text: str, kind: str) -> NewEvent:
+    """A message's text as an event (its seq and time are set by `claude_events`)."""
+    return NewEvent(0, event_type, (text,), role=role, source_kind=kind)
 
 
-def _user(entry: Mapping[str, Any], content: Any) -> list[Envelope]:
-    blocks = _text_block(content) if isinstance(content, str) else content
+def _tool_result(block: Mapping[str, Any]) -> NewEvent:
+    out = TextSink(budget=UNBOUNDED)
+    flatten(block.get("content"), out, RESULT_DEPTH)
+    return NewEvent(
+        0,
+        "tool/result",
+        tuple(out.parts),
+        role="tool",
+        source_kind="tool",
+        call_id=label(block.get("tool_use_id")),
+        notes=tuple(out.notes),
+    )
+
+
+def _user(entry: Mapping[str, Any], content: Any) -> list[NewEvent]:
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
     if not isinstance(blocks, list):
         return []
-    out: list[Envelope] = []
+    out: list[NewEvent] = []
     texts = [b["text"] for b in blocks if isinstance(b, Mapping) and isinstance(b.get("text"), str)]
+    text = "\n".join(texts)
     if texts and entry.get("isCompactSummary"):
-        out.append(("compaction/summary", {"summary": _text_block("\n".join(texts))}))
+        out.append(
+            NewEvent(0, "compaction/summary", (text,), source_kind=SUMMARY_KIND, archive=True)
+        )
     elif texts:
-        text = "\n".join(texts)
-        out.append(("user/message", _message("user", text, user_kind(entry, text))))
-    for block in blocks:
-        if isinstance(block, Mapping) and block.get("type") == "tool_result":
-            result = {
-                "type": "tool-result",
-                "toolCallId": block.get("tool_use_id"),
-                "content": block.get("content"),
-                "isError": bool(block.get("is_error")),
-            }
-            message_data = {"role": "user", "content": [result], "source": {"kind": "tool"}}
-            out.append(("tool/result", {"message": message_data}))
+        out.append(_said("user/message", "user", text, user_kind(entry, text)))
+    out.extend(
+        _tool_result(block)
+        for block in blocks
+        if isinstance(block, Mapping) and block.get("type") == "tool_result"
+    )
     return out
 
 
-def _assistant(message: Mapping[str, Any], content: list[Any]) -> list[Envelope]:
-    out: list[Envelope] = []
+def _assistant(message: Mapping[str, Any], content: list[Any]) -> list[NewEvent]:
+    out: list[NewEvent] = []
     texts = [
         b["text"]
         for b in content
@@ -104,45 +121,43 @@ def _assistant(message: Mapping[str, Any], content: list[Any]) -> list[Envelope]
     ]
     if texts:
         synthetic = message.get("model") == SYNTHETIC_MODEL
-        reply = _message("assistant", "\n".join(texts), "synthetic" if synthetic else "model")
-        out.append(("assistant/message", {"message": reply}))
+        kind = "synthetic" if synthetic else "model"
+        out.append(_said("assistant/message", "assistant", "\n".join(texts), kind))
     for block in content:
         if isinstance(block, Mapping) and block.get("type") == "tool_use":
-            call = {
-                "callId": block.get("id"),
-                "name": block.get("name"),
-                "arguments": block.get("input"),
-            }
-            out.append(("tool/call", call))
+            call = NewEvent(
+                0,
+                "tool/call",
+                (arguments_text(block.get("input")),),
+                role="assistant",
+                source_kind="model",
+                tool_name=label(block.get("name")),
+                call_id=label(block.get("id")),
+            )
+            out.append(call)
     return out
 
 
-def _hook_context(attachment: Mapping[str, Any]) -> list[Envelope]:
+def _hook_context(attachment: Mapping[str, Any]) -> list[NewEvent]:
     """The context a hook added: one user message, ours with our own source kind."""
     content = attachment.get("content")
     parts = [content] if isinstance(content, str) else content
     if not isinstance(parts, list):
         return []
-    out: list[Envelope] = []
+    out: list[NewEvent] = []
     for part in parts:
         if isinstance(part, str) and part.strip():
             kind = OWN_SOURCE_KIND if part.startswith(OWN_HEADERS) else HOOK_CONTEXT_KIND
-            out.append(("user/message", _message("user", part, kind)))
+            out.append(_said("user/message", "user", part, kind))
     return out
 
 
-def claude_envelopes(entry: Mapping[str, Any], *, awaiting: bool = False) -> list[Envelope]:
-    """The DSH `(type, data)` pairs one Claude Code transcript line stands for.
-
-    `awaiting`: a hook already recorded the start of a compaction whose boundary line
-    has not been read yet, so the next boundary is that compaction's end.
-    """
+def _line_events(entry: Mapping[str, Any], awaiting: bool) -> list[NewEvent]:
     kind = entry.get("type")
     message = entry.get("message")
     content = message.get("content") if isinstance(message, Mapping) else None
     if kind == "system" and entry.get("subtype") == "compact_boundary":
-        marker = "compaction/end" if awaiting else "compaction/start"
-        return [(marker, {"compactionId": str(entry.get("uuid", ""))})]
+        return [NewEvent(0, "compaction/end" if awaiting else "compaction/start")]
     if kind == "user":
         return _user(entry, content)
     if kind == "assistant" and isinstance(message, Mapping) and isinstance(content, list):
@@ -151,6 +166,19 @@ def claude_envelopes(entry: Mapping[str, Any], *, awaiting: bool = False) -> lis
     if kind != "attachment" or not isinstance(attachment, Mapping):
         return []
     return _hook_context(attachment) if attachment.get("type") == HOOK_CONTEXT else []
+
+
+def claude_events(
+    entry: Mapping[str, Any], *, seq: int, time: str | None, awaiting: bool = False
+) -> list[NewEvent]:
+    """The events one Claude Code transcript line stands for, numbered from `seq`.
+
+    `time` is the line's (epoch ms as text); `awaiting`: a hook already recorded the
+    start of a compaction whose boundary line has not been read yet, so the next
+    boundary is that compaction's end.
+    """
+    events = _line_events(entry, awaiting)
+    return [replace(e, seq=seq + i, time=time) for i, e in enumerate(events)]
 
 
 def is_boundary(entry: Any) -> bool:

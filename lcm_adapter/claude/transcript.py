@@ -7,8 +7,9 @@ waits for the next run. A file that shrank was replaced, and is read again from 
 (capture is idempotent, so nothing doubles). A file that does not exist yet (Claude Code
 names it before its first line is written) is nothing to read, not an error.
 
-Claude Code lines become DSH envelopes with seqs counted from the start of the file, one
-per envelope (`lcm_adapter.claude.lines` says which lines and with which source kind).
+Claude Code lines become the core's own events (`NewEvent`) with seqs counted from the
+start of the file, one per event (`lcm_adapter.claude.lines` says which lines and with
+which source kind), captured by `MemoryRuntime.on_records`.
 Claude Code runs `SessionStart` with source `compact` before it writes the compaction's
 boundary line, so that hook records the compaction's start itself (`mark_compaction`, at
 the next seq) and the boundary read later is the compaction's end. DSH logs are captured
@@ -24,11 +25,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from lcm_adapter.claude.lines import claude_envelopes, is_boundary
+from lcm_adapter.claude.lines import claude_events, is_boundary
 from lcm_adapter.dsh.logread import decode_line
 from lcm_core import usecases
 from lcm_core.assembly.compaction import COMPACTION_EVENT_TYPES
 from lcm_core.capture.events import CaptureReport
+from lcm_core.capture.record import NewEvent
 
 if TYPE_CHECKING:
     from lcm_adapter.runtime import MemoryRuntime
@@ -86,11 +88,12 @@ class SyncReport:
     errors: tuple[str, ...] = ()
 
 
-def _millis(stamp: Any) -> int | None:
+def _millis(stamp: Any) -> str | None:
+    """A line's ISO timestamp as epoch milliseconds (the text capture stores), or None."""
     if not isinstance(stamp, str):
         return None
     try:
-        return int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1000)
+        return str(int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1000))
     except ValueError:
         return None
 
@@ -117,8 +120,9 @@ def detect_format(first_line: bytes) -> str:
     return CLAUDE
 
 
-def _envelopes(lines: list[bytes], cursor: Cursor) -> tuple[list[Any], Cursor]:
-    """The envelopes of complete lines, and the cursor's seq and compaction state after them."""
+def _read(lines: list[bytes], cursor: Cursor) -> tuple[list[Any], Cursor]:
+    """The events of complete lines (`NewEvent`s, or a DSH log's envelopes as they are),
+    and the cursor's seq and compaction state after them."""
     out: list[Any] = []
     seq, awaiting = cursor.next_seq, cursor.awaiting
     for raw in lines:
@@ -135,13 +139,11 @@ def _envelopes(lines: list[bytes], cursor: Cursor) -> tuple[list[Any], Cursor]:
             continue
         if not isinstance(value, Mapping):
             continue
-        for event_type, data in claude_envelopes(value, awaiting=awaiting):
-            envelope: dict[str, Any] = {"type": event_type, "seq": seq, "data": data}
-            millis = _millis(value.get("timestamp"))
-            if millis is not None:
-                envelope["time"] = millis
-            seq += 1
-            out.append(envelope)
+        events = claude_events(
+            value, seq=seq, time=_millis(value.get("timestamp")), awaiting=awaiting
+        )
+        seq += len(events)
+        out.extend(events)
         awaiting = awaiting and not is_boundary(value)
     return out, replace(cursor, next_seq=seq, awaiting=awaiting)
 
@@ -192,10 +194,11 @@ def sync_transcript(runtime: MemoryRuntime, session_id: str, transcript_path: st
         if reason is not None:
             raise NotATranscriptError(f"{path} is not a transcript ({reason}); not read")
         cursor = replace(cursor, format=detect_format(lines[0]))
-    events, moved = _envelopes(lines, cursor)
+    events, moved = _read(lines, cursor)
+    on = runtime.on_events if cursor.format == DSH else runtime.on_records
 
     def capture() -> CaptureReport | None:
-        report = runtime.on_events(session_id, events) if events else None
+        report = on(session_id, events) if events else None
         fatal = [e.reason for e in (report.errors if report else ()) if e.index < 0]
         if fatal:
             raise RuntimeError(f"transcript capture failed: {fatal[0]}")
@@ -232,16 +235,11 @@ def mark_compaction(runtime: MemoryRuntime, session_id: str, transcript_path: st
     last = usecases.step_events(store, session_id, [newest])
     if last and last[-1].type in COMPACTION_EVENT_TYPES:
         return False  # this version wrote the boundary first: already recorded
-    start: dict[str, Any] = {
-        "type": "compaction/start",
-        "seq": cursor.next_seq,
-        "data": {"compactionId": f"session-start:{cursor.next_seq}", "by": "SessionStart"},
-    }
-    if last and last[-1].time is not None:
-        start["time"] = last[-1].time  # the newest line's: the same transcript, the same row
+    # At the newest line's time: the same transcript, the same row.
+    start = NewEvent(cursor.next_seq, "compaction/start", time=last[-1].time if last else None)
     moved = replace(cursor, next_seq=cursor.next_seq + 1, awaiting=True).to_json()
     report = usecases.capture_and_advance(
-        store, key, moved, lambda: runtime.on_events(session_id, [start])
+        store, key, moved, lambda: runtime.on_records(session_id, [start])
     )
     return report.inserted == 1
 

@@ -11,7 +11,8 @@ Decisions worth knowing:
   expanded into one `assistant/chunk` row per delta, so a log backfill and the live
   event stream (which delivers each chunk as its own `assistant/chunk`) write the same
   rows under the same keys. The delta kind goes to `source_form`.
-- `store` is `archive` for compaction summaries and for any text cut at the event
+- Each envelope becomes the core's `NewEvent`, stored by `capture.record.event_row`:
+  `store` is `archive` for compaction summaries and for any text cut at the event
   limit (the full text goes to the archive, so nothing past 20 000 characters is lost);
   `none` for events that carry no text (markers such as `turn/start`); `host` otherwise.
 - A row depends on the envelope alone. A `tool/result` therefore carries the call id but
@@ -24,19 +25,10 @@ from __future__ import annotations
 import math
 from typing import Any, Final
 
-from lcm_adapter.envelope.content import (
-    MAX_SAFE_INT,
-    TYPE_HANDLERS,
-    RowFields,
-    TextSink,
-    compact_json,
-    flatten,
-    int_field,
-    label,
-)
+from lcm_adapter.envelope.content import TYPE_HANDLERS, RowFields, int_field
+from lcm_core.capture.content import MAX_SAFE_INT, TextSink, compact_json, flatten, label
+from lcm_core.capture.record import NewEvent, event_row, text_budget
 from lcm_core.capture.rows import ParsedRow, ParseResult
-from lcm_core.store.models import MAX_EVENT_TEXT, Event
-from lcm_core.text.tokens import clamp_text, normalize_text, sha256_hex
 
 # The event types of the DSH session format (0.2.x) plus plugin types we have seen.
 # Anything else is still stored, but counted as unknown.
@@ -138,16 +130,6 @@ def time_text(value: Any) -> str | None:
 # --- envelope -> rows ---------------------------------------------------------------
 
 
-def text_budget(archive_limit: int) -> int:
-    """How many raw characters to collect: enough for the longest stored form and margin.
-
-    Normalization can only shrink text by dropping control characters and CR, so twice
-    the longest limit plus slack keeps both the event text and the archive text exact
-    while a 5 MB payload costs no more than that to process.
-    """
-    return 2 * max(MAX_EVENT_TEXT, archive_limit) + 1024
-
-
 def _build_row(
     session_id: str,
     seq: int,
@@ -160,18 +142,9 @@ def _build_row(
     ingested_at: str,
     archive_limit: int,
 ) -> ParsedRow:
-    full = normalize_text(out.joined())
-    text, cut = clamp_text(full, MAX_EVENT_TEXT)
-    truncated = cut or out.cut
-    archive_text: str | None = None
-    if text and (fields.archive or truncated):
-        archive_text = clamp_text(full, archive_limit)[0]
-    store = "archive" if archive_text else ("host" if text else "none")
-    event = Event(
-        session_id=session_id,
-        seq=seq,
-        type=event_type,
-        text=text,
+    event = NewEvent(
+        seq,
+        event_type,
         time=time,
         turn=turn,
         step=step,
@@ -180,12 +153,16 @@ def _build_row(
         source_form=fields.source_form,
         tool_name=fields.tool_name,
         call_id=fields.call_id,
-        store=store,
-        content_hash=sha256_hex(text),
-        truncated=truncated,
-        ingested_at=ingested_at,
+        archive=fields.archive,
     )
-    return ParsedRow(event, archive_text)
+    return event_row(
+        session_id,
+        event,
+        out.joined(),
+        out.cut,
+        ingested_at=ingested_at,
+        archive_limit=archive_limit,
+    )
 
 
 def parse_envelope(

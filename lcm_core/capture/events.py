@@ -4,7 +4,8 @@ Two entry points share one path: `capture_batch` for replays and backfills (one 
 transaction per batch, bulk insert) and `capture_event` for the live `session/event`
 stream. Both are host-facing, so neither raises: every problem is counted in the
 returned `CaptureReport`. The host's envelope format is the caller's: it passes a
-`Parser` (the DSH one is `lcm_adapter.envelope.parse.parse_envelope`).
+`Parser` (the DSH one is `lcm_adapter.envelope.parse.parse_envelope`; a face that builds
+the core's own `record.NewEvent`s passes `record.parse_new_event`).
 """
 
 from __future__ import annotations
