@@ -19,10 +19,10 @@ from lcm_adapter import hostmsg
 from lcm_adapter.paths import resolve_db_url
 from lcm_adapter.runtime_state import RuntimeStats, short
 from lcm_adapter.settings import configured_project
-from lcm_core import usecases
 from lcm_core.assembly.budget import HostWindow
 from lcm_core.assembly.step import StepMessage
 from lcm_core.capture.events import CaptureReport
+from lcm_core.capture.project import record_project
 from lcm_core.capture.record import NewEvent, parse_new_event
 from lcm_core.config import Config, load_config
 from lcm_core.retrieval.shown import Shown, ShownItems, logged_shown
@@ -107,7 +107,7 @@ class MemoryRuntime:
     def note_cwd(self, session_id: str, cwd: str | None) -> None:
         """Record the session's working folder and project (a log header's `cwd`); never raises."""
         try:
-            usecases.record_project(self.store, session_id, cwd, configured_project(self.config))
+            record_project(self.store, session_id, cwd, configured_project(self.config))
         except Exception as exc:
             self.stats.note(f"project: {exc!r}")
 

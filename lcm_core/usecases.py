@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
-from lcm_core.capture.project import record_project as _record_project
 from lcm_core.capture.project import sibling_sessions
 from lcm_core.config import Config, deep_merge, load_config
 from lcm_core.extraction import control
@@ -24,7 +23,7 @@ from lcm_core.retrieval.ranked import RankedItem
 from lcm_core.retrieval.said import said_dates
 from lcm_core.retrieval.standing import rules_in_force
 from lcm_core.store.errors import StoreError
-from lcm_core.store.models import Event, EventHit, Session
+from lcm_core.store.models import EventHit, Session
 from lcm_core.store.ports import (
     AdminStore,
     EventStore,
@@ -66,13 +65,6 @@ def pick_session(store: MemoryStore, session: str | None) -> str:
             f"no sessions in {store.url} yet: run `lcm demo` or `lcm ingest PATH` first"
         )
     return sessions[0].session_id
-
-
-def record_project(
-    store: MemoryStore, session_id: str, cwd: str | None, configured: str = ""
-) -> Session:
-    """Record the session's working directory and project (see `lcm_core.capture.project`)."""
-    return _record_project(store, session_id, cwd, configured)
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,16 +194,6 @@ def describe_refs(store: MemoryStore, session_id: str, refs: Sequence[str]) -> d
     return out
 
 
-def step_events(store: EventStore, session_id: str, seqs: Sequence[int]) -> list[Event]:
-    """The stored events a host says its step shows, in seq order."""
-    return store.get_events(session_id, seqs)
-
-
-def newest_seq(store: EventStore, session_id: str) -> int | None:
-    """The session's newest stored seq (None for a session with no events)."""
-    return store.max_event_seq(session_id)
-
-
 # --- standing rules ------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class StandingRule:
@@ -313,9 +295,6 @@ def _write_probe(store: MemoryStore) -> str | None:
 
 
 # --- host cursors -----------------------------------------------------------------------------
-def read_cursor(store: AdminStore, key: str) -> str | None:
-    """A host reader's saved position (a meta value), or None."""
-    return store.get_meta(key)
 
 
 def capture_and_advance(store: MemoryStore, key: str, value: str, capture: Callable[[], T]) -> T:

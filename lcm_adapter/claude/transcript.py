@@ -175,7 +175,7 @@ def sync_transcript(runtime: MemoryRuntime, session_id: str, transcript_path: st
         size = path.stat().st_size
     except FileNotFoundError:
         return SyncReport()  # not written yet: the first hooks of a session come before it
-    cursor = Cursor.from_json(usecases.read_cursor(store, key))
+    cursor = Cursor.from_json(store.get_meta(key))
     if cursor.path != str(path) or size < cursor.offset:
         cursor = Cursor(path=str(path))  # a new or replaced file: from the start
     if path.name.endswith((".zstd", ".zst")):
@@ -225,14 +225,14 @@ def mark_compaction(runtime: MemoryRuntime, session_id: str, transcript_path: st
     """
     store = runtime.store
     key = META_PREFIX + session_id
-    cursor = Cursor.from_json(usecases.read_cursor(store, key))
+    cursor = Cursor.from_json(store.get_meta(key))
     path = str(Path(transcript_path).expanduser())
     if cursor.format != CLAUDE or cursor.path != path or cursor.awaiting:
         return False
-    newest = usecases.newest_seq(store, session_id)
+    newest = store.max_event_seq(session_id)
     if newest is None:
         return False  # nothing was captured, so nothing was compacted away
-    last = usecases.step_events(store, session_id, [newest])
+    last = store.get_events(session_id, [newest])
     if last and last[-1].type in COMPACTION_EVENT_TYPES:
         return False  # this version wrote the boundary first: already recorded
     # At the newest line's time: the same transcript, the same row.

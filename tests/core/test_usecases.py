@@ -57,10 +57,10 @@ def test_capture_and_advance_is_all_or_nothing(script: Any) -> None:
 
     with pytest.raises(RuntimeError):
         usecases.capture_and_advance(script.store, "reader", "offset=10", failing)
-    assert usecases.read_cursor(script.store, "reader") is None
+    assert script.store.get_meta("reader") is None
     assert script.store.get_event("sess", 7) is None
     usecases.capture_and_advance(script.store, "reader", "offset=10", lambda: script.user(7, "ok"))
-    assert usecases.read_cursor(script.store, "reader") == "offset=10"
+    assert script.store.get_meta("reader") == "offset=10"
 
 
 def test_health_of_a_sound_store(script: Any) -> None:
