@@ -71,6 +71,10 @@ def keys_of(text: str) -> list[str]:
             "decorator/method",
         ),
         ("新人最容易忽略这点：我们每个函数配一段文档字符串。", "docstrings/function"),
+        # An editor whose name is a person's or an everyday word: quoted, or worked in.
+        ("The norm around here is to work in Kate.", "editor"),
+        ("好的，以后用 `Kate`。", "editor"),
+        ("From now on, do your coding in Zed.", "editor"),
         ("大家默认每次 push 之前先跑一遍 `pyflakes`，你也照着来。", "linter"),
     ],
 )
@@ -101,6 +105,11 @@ def test_a_standing_rule_gets_the_key_of_what_it_governs(text: str, key: str) ->
         "顺便记一些关于命名和排版的次要说明。",
         "Double-check that you drink enough water today.",
         "大家默认周五下午放松一下。",
+        # A person named like an editor, in a chat between people (REALTALK's Kate).
+        "elise: Great talking to you Kate as always, it's so nice to have such talks.",
+        "I always work in Kate's team on Fridays.",
+        "凯特和 Kate 每次都聊得很开心。",
+        "We watched the eclipse every night from the roof.",
     ],
 )
 def test_friendly_talk_one_offs_and_reminders_set_no_rule(text: str) -> None:
