@@ -78,10 +78,10 @@ class RetrievalSettings(Section):
 
     retriever: str = setting(
         "lexical",
-        choices=("lexical", "bm25"),
+        choices=("lexical", "plain"),
         help="what pools and scores the candidates before the lifts and priors: `lexical` "
-        "(BM25 with the previous message and the day as context) or `bm25` (a turn's own "
-        "BM25 only); docs/ranking.md",
+        "(BM25 with the previous message and the day as context) or `plain` (the same "
+        "BM25 of a turn's own text only); docs/ranking.md",
     )
     min_score: float = setting(
         0.5, low=0.0, high=10.0, help="the least score (BM25 units) an item or raw turn needs"

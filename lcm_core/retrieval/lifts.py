@@ -1,10 +1,12 @@
 """After any retriever: the turn lifts, item relevance and project merging of `scoring`.
 
-A retriever's pool holds its own relevance of each turn and of each item's text. Here
-the turns a question points at are lifted (a chat log's speaker it names, a day it
-names, the kind of token it asks for), then an item takes the better of its own
-relevance and its source turns', and another session's item (project scope) its share.
-None of it depends on how the retriever scored, so a new retriever keeps them all.
+A retriever's pool holds its own relevance of each turn and of each item's text, for
+one session. Here the turns a question points at are lifted (a chat log's speaker it
+names, a day it names, the kind of token it asks for), then an item takes the better of
+its own relevance and its source turns', and with `memory.scope` project the durable
+items of the project's other sessions join, scored on the pool's scale
+(`Pool.relevance_of`) times their share. None of it depends on how the retriever scored,
+so a new retriever keeps them all.
 """
 
 from __future__ import annotations
@@ -17,15 +19,20 @@ from lcm_core.capture.project import sibling_sessions
 from lcm_core.config import Config
 from lcm_core.config.sections import RetrievalSettings
 from lcm_core.retrieval.citations import source_seqs
-from lcm_core.retrieval.project import PROJECT_FACTOR, newest_per_subject, project_scope
+from lcm_core.retrieval.project import (
+    PROJECT_FACTOR,
+    newest_per_subject,
+    project_items,
+    project_scope,
+)
 from lcm_core.retrieval.rerank import kind_factors
 from lcm_core.retrieval.retriever import Pool, Retriever, ScoredTurn, retriever_for
 from lcm_core.retrieval.signals import ablated, strength
-from lcm_core.store.models import MemoryItem
+from lcm_core.store.models import MemoryItem, Session
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.dates import named_days, on_named_day, speaks_of_named_day
 from lcm_core.text.query import QuerySignals
-from lcm_core.text.relevance import query_terms, text_bag
+from lcm_core.text.relevance import QueryTerms, query_terms, text_bag
 from lcm_core.text.speakers import chat_speakers, speaker_of, writes_names
 from lcm_core.text.tokens import WORD_RUN_RE
 
@@ -49,9 +56,21 @@ def scored_pool(
     """The pool of `retriever` (else the one `retrieval.retriever` names), lifted and merged."""
     finder = retriever if retriever is not None else retriever_for(config.retrieval)
     types = turn_types(config)
+    pool = finder.pool(store, session_id, signals.text, types)
+    if not pool.asked:
+        return pool
     siblings = sibling_sessions(store, session_id) if project_scope(config) else ()
-    pool = finder.pool(store, session_id, signals.text, types, siblings)
-    return lifted(store, session_id, signals.text, pool, config.retrieval, types)
+    return lifted(store, session_id, signals.text, pool, config.retrieval, types, siblings)
+
+
+def _terms(text: str, retrieval: RetrievalSettings) -> QueryTerms:
+    """The question's relevance terms, with the query signals' switches applied."""
+    return query_terms(
+        text,
+        bridge=not ablated(retrieval, "bridge"),
+        stop=not ablated(retrieval, "stopwords"),
+        stemmed=not ablated(retrieval, "stemming"),
+    )
 
 
 def lifted(
@@ -61,10 +80,9 @@ def lifted(
     pool: Pool,
     retrieval: RetrievalSettings,
     types: Sequence[str] | None,
+    siblings: Sequence[Session] = (),
 ) -> Pool:
     """`pool` with its turns lifted, its items' relevance made and project items merged."""
-    if not pool.asked:
-        return pool
     turns = dict(pool.turns)
     if turns and strength(retrieval, "speaker") > 0:
         _lift_named_speakers(store, session_id, text, types, turns, retrieval)
@@ -75,15 +93,19 @@ def lifted(
     if ablated(retrieval, "items"):
         return replace(pool, items=(), turns=turns, session_id=session_id)
     items: list[tuple[MemoryItem, float]] = []
-    others: list[tuple[MemoryItem, float]] = []
     for item, relevance in pool.items:
         if item.session_id != session_id:
-            others.append((item, PROJECT_FACTOR * relevance))
-            continue
+            continue  # a retriever answers for one session; the project's come below
         for seq in source_seqs(item):
             if seq in turns:
                 relevance = max(relevance, turns[seq].relevance)
         items.append((item, relevance))
+    others: list[tuple[MemoryItem, float]] = []
+    if siblings:
+        # Their text is scored on this pool's scale; their source turns are another
+        # session's, so only their own text counts.
+        found = project_items(store, session_id, siblings, _terms(text, retrieval).filters())
+        others = [(item, PROJECT_FACTOR * pool.relevance_of(item.content)) for item in found]
     replaced: set[int] = set()
     if others:
         kept = newest_per_subject(items + others, lambda entry: entry[0])
@@ -123,7 +145,7 @@ def _lift_named_speakers(
     if not names:
         return
     stop, stemmed = not ablated(retrieval, "stopwords"), not ablated(retrieval, "stemming")
-    terms = query_terms(text, bridge=not ablated(retrieval, "bridge"), stop=stop, stemmed=stemmed)
+    terms = _terms(text, retrieval)
     asked = {
         name
         for name in names

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from lcm_core.config.sections import RetrievalSettings
 from lcm_core.retrieval.retriever import episode_key
-from lcm_core.retrieval.signals import ablated, strength
+from lcm_core.retrieval.signals import strength
 from lcm_core.store.models import Event
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.speakers import speaker_of
@@ -77,9 +77,7 @@ def neighbour_lifts(
     read = [e for e in store.get_events(session_id, missing) if may_quote(e)] if missing else []
     events = {**known, **{e.seq: e for e in read}}
     lifts: dict[int, Lift] = {}
-    other = retrieval.neighbour_other_speaker
-    if ablated(retrieval, "speaker-neighbours"):
-        other = 1.0  # switched off, the other speaker's neighbour is offered as much
+    other = strength(retrieval, "speaker-neighbours")
     for near, offered, beside, episode in offers:
         found = events.get(near)
         if found is None or episode_key(found) != episode:

@@ -16,8 +16,9 @@ from typing import Final
 from lcm_core.config.declare import camel, declared
 from lcm_core.config.reference import page_command
 from lcm_core.config.sections import RetrievalSettings
-from lcm_core.retrieval import scoring
+from lcm_core.retrieval import lifts, project, retriever, scoring
 from lcm_core.retrieval.signals import SIGNALS, STAGES
+from lcm_core.text import relevance, tokens
 
 PAGE: Final = Path("docs") / "ranking.md"
 COMMAND: Final = "python -m lcm_core.retrieval.reference --write"
@@ -29,8 +30,30 @@ _END: Final = "<!-- /ranking -->"
 _BLOCK: Final = re.compile(r"<!-- ranking\b[^>]*-->\n.*?<!-- /ranking -->", re.DOTALL)
 
 
+# The constants the formula names, and where each is declared: the page shows their values.
+CONSTANTS: Final = (
+    (retriever, ("TURN_POOL", "ITEM_POOL", "CONTEXT_POOL", "EPISODE_SEQS")),
+    (relevance, ("IDF_FLOOR", "MIN_SCOPE_ROWS", "BRIDGE_WEIGHT")),
+    (tokens, ("BM25_K1", "BM25_B")),
+    (lifts, ("CHAT_LOG_WINDOW",)),
+    (project, ("PROJECT_FACTOR", "ITEMS_PER_SESSION")),
+    (
+        scoring,
+        (
+            "KIND_PRIOR",
+            "EVIDENCE_PRIOR",
+            "UNKNOWN_PRIOR",
+            "EXACT_HITS_CAP",
+            "SUPERSESSION_PENALTY",
+            "FLOOR_BUDGET_TOKENS",
+            "FLOOR_RATIO_CAP",
+        ),
+    ),
+)
+
+
 def render() -> str:
-    """The generated block: the formula, then one table of the signals by stage."""
+    """The generated block: the formula, the signals by stage, then the constants."""
     defaults = {
         entry.attribute: entry.default for entry in declared("retrieval", RetrievalSettings)
     }
@@ -47,6 +70,17 @@ def render() -> str:
         )
         cells = [f"`{signal.name}`", signal.stage, signal.applies, setting, signal.does, signal.off]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    lines += ["", "## The constants", "", "| constant | value | declared in |"]
+    lines.append("| --- | --- | --- |")
+    for module, names in CONSTANTS:
+        for name in names:
+            value = getattr(module, name)
+            shown = (
+                ", ".join(f"{k} {v}" for k, v in value.items())
+                if isinstance(value, dict)
+                else value
+            )
+            lines.append(f"| `{name}` | {shown} | `{module.__name__}` |")
     lines += ["", _END]
     return "\n".join(lines) + "\n"
 

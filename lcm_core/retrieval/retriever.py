@@ -7,7 +7,12 @@ whatever retriever produced the pool, and `retrieval.retriever` selects one:
 
 - `lexical` (the default): BM25 over the session's turns with the previous message as
   context and the turn's day (episode) as a prior;
-- `bm25`: a turn's own BM25 only, as a plain reference with the same lifts after it.
+- `plain`: the same BM25 of a turn's own text only (no context, no day prior), a
+  reference with the same lifts after it. It is not the bench's frozen BM25 baseline
+  (`bench/bm25.py`): it keeps lcm's tokens, stems, bridge and idf.
+
+A retriever answers for one session: the project's other sessions are searched after
+it (`lifts`), on its scale (`Pool.relevance_of`).
 
 A turn's context is the message right before it (the turn it answers or follows). An
 episode is the turn's session day (its `time` date), or a window of `EPISODE_SEQS`
@@ -24,9 +29,8 @@ from typing import Final, Protocol
 
 from lcm_core.config.sections import RetrievalSettings
 from lcm_core.retrieval.citations import source_seqs
-from lcm_core.retrieval.project import project_items
 from lcm_core.retrieval.signals import ablated, strength
-from lcm_core.store.models import Event, MemoryItem, Session
+from lcm_core.store.models import Event, MemoryItem
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.dates import said_on
 from lcm_core.text.relevance import (
@@ -52,13 +56,10 @@ MESSAGE_TYPES: Final = ("user/message", "assistant/message")
 
 @dataclass(frozen=True, slots=True)
 class ScoredTurn:
-    """A raw turn and its relevance (the lexical retriever also keeps the parts of it)."""
+    """A raw turn and its relevance on the pool's scale."""
 
     event: Event
     relevance: float
-    own: float = 0.0
-    context: float = 0.0
-    episode: float = 0.0
 
 
 def _irrelevant(text: str) -> float:
@@ -75,8 +76,8 @@ class Pool:
 
     items: tuple[tuple[MemoryItem, float], ...] = ()
     turns: dict[int, ScoredTurn] = field(default_factory=dict)
-    # The query gave the retriever something to look for (a question of stop words did not).
-    asked: bool = False
+    # False when the query gave nothing to look for (a question of stop words only).
+    asked: bool = True
     # The relevance of any other text on the pool's scale (an exact match found apart).
     relevance_of: Callable[[str], float] = field(default=_irrelevant, compare=False)
     # Turns that can never be quoted in this step (the question's own turn, turns on
@@ -106,8 +107,8 @@ class Pool:
 class Retriever(Protocol):
     """Anything that turns a query into a scored candidate pool for one session.
 
-    `turn_types` are the event types a turn may have (None: any); `siblings` the other
-    sessions of the project whose items are candidates too (memory.scope project).
+    `turn_types` are the event types a turn may have (None: any). Items of another
+    session in its pool are dropped: project scope is added after it, for any retriever.
     """
 
     def pool(
@@ -116,7 +117,6 @@ class Retriever(Protocol):
         session_id: str,
         text: str,
         turn_types: Sequence[str] | None,
-        siblings: Sequence[Session] = (),
     ) -> Pool: ...
 
 
@@ -130,7 +130,7 @@ class LexicalRetriever:
 
     def __init__(self, retrieval: RetrievalSettings, *, parts: bool = True) -> None:
         self.retrieval = retrieval
-        # `bm25` is this without the context and the episode parts.
+        # `plain` is this without the context and the episode parts.
         self.parts = parts
 
     def pool(
@@ -139,7 +139,6 @@ class LexicalRetriever:
         session_id: str,
         text: str,
         turn_types: Sequence[str] | None,
-        siblings: Sequence[Session] = (),
     ) -> Pool:
         retrieval = self.retrieval
         stop, stemmed = not ablated(retrieval, "stopwords"), not ablated(retrieval, "stemming")
@@ -147,7 +146,7 @@ class LexicalRetriever:
             text, bridge=not ablated(retrieval, "bridge"), stop=stop, stemmed=stemmed
         )
         if terms.empty:
-            return Pool()
+            return Pool(asked=False)
 
         def tokens(one: str) -> Bag:
             return text_bag(one, stop, stemmed)
@@ -166,15 +165,9 @@ class LexicalRetriever:
         turns = self._turns(store, session_id, events, bags, own, score, tokens)
         found = store.search_items(session_id, filters, statuses=("active",), limit=ITEM_POOL)
         items = [(hit.item, score(tokens(hit.item.content))) for hit in found]
-        if siblings:
-            # Their text is scored on this session's idf (one scale); their source turns
-            # are another session's, so only their own text counts.
-            others = project_items(store, session_id, siblings, filters)
-            items += [(item, score(tokens(item.content))) for item in others]
         return Pool(
             tuple(items),
             turns,
-            asked=True,
             relevance_of=lambda one: score(tokens(one)),
             session_id=session_id,
         )
@@ -205,16 +198,14 @@ class LexicalRetriever:
             before = context.get(seq, 0.0)
             base = own[seq] + context_weight * before
             share = episodes.get(key, 0.0) / top_episode if top_episode else 0.0
-            scored[seq] = ScoredTurn(
-                event, base * (1.0 + episode_weight * share), own[seq], before, share
-            )
+            scored[seq] = ScoredTurn(event, base * (1.0 + episode_weight * share))
         return scored
 
 
 # `retrieval.retriever` -> how to build it from the retrieval settings.
 RETRIEVERS: Final[dict[str, Callable[[RetrievalSettings], Retriever]]] = {
     "lexical": LexicalRetriever,
-    "bm25": lambda retrieval: LexicalRetriever(retrieval, parts=False),
+    "plain": lambda retrieval: LexicalRetriever(retrieval, parts=False),
 }
 
 

@@ -1,14 +1,17 @@
 """How every candidate's score is made: the whole formula, and the factors it multiplies.
 
 A retriever (`retrieval.retriever`, see `retriever`) gives each raw turn and each memory
-item a relevance on one scale. The lexical one (the default) scores a turn as
+item of one session a relevance on one scale. The lexical one (the default) scores a turn as
 
-    turn relevance = (BM25(own text) + contextWeight * BM25(message before it))
-                     * (1 + episodeWeight * BM25(its day as a whole) / best day's)
+    turn relevance = (BM25(own text) + contextWeight * BM25(the message before it))
+                     * (1 + episodeWeight * BM25(its episode as a whole) / best episode's)
 
-with BM25's idf over the session's turns (`text.relevance`). Everything below applies
-to the pool of any retriever; each [name] is a signal of `signals` (its setting, what it
-does, its ablation), and docs/ranking.md is written from this docstring and that list:
+with BM25's idf over the session's turns (`text.relevance`); the context is read for the
+best CONTEXT_POOL turns by their own score, when the event before is a message; an
+episode is the turn's day, or a window of EPISODE_SEQS seqs when events carry no time.
+Everything below applies to the pool of any retriever; each [name] is a signal of
+`signals` (its setting, what it does, its ablation), and docs/ranking.md is written from
+this docstring and that list:
 
     turn relevance *= (1 + speakerWeight)     a chat log's speaker the question names [speaker]
                    *= (1 + dayWeight)         said on a day the question names, or calling
@@ -16,27 +19,34 @@ does, its ablation), and docs/ranking.md is written from this docstring and that
                    *= (1 + answerKindWeight)  among the best rerankDepth turns, holds the
                                               asked kind of token: date, place, name,
                                               number [answer-kind]
-    item relevance  = max(its own text's relevance, its source turns' turn relevance)
-                   *= PROJECT_FACTOR          another session's item (memory.scope project,
-                                              own text only); of two items stating one
-                                              subject across sessions the newest stays
+    item relevance  = max(its own text's relevance, the turn relevance of its source
+                      turns in the pool)
+    project item    = PROJECT_FACTOR * its own text's relevance: a durable item of the
+                      project's other sessions (memory.scope project); of two items
+                      stating one subject across sessions the newest stays
     item score      = item relevance
                    * (1 + priorShare * (KIND_PRIOR[kind] + EVIDENCE_PRIOR[evidence]) / 2)  [priors]
                    * (1 + intentBoost)        a preference, constraint or decision, when the
                                               question asks about a rule or liking [intent]
-                   * (1 + exactMatchBoost * min(exact, 3) / 3)  exact identifiers, numbers,
-                                              paths, quoted phrases [exact-boost]
+                   * (1 + exactMatchBoost * min(exact, EXACT_HITS_CAP) / EXACT_HITS_CAP)
+                                              exact identifiers, numbers, paths, quoted
+                                              phrases [exact-boost]
                    * (1 - SUPERSESSION_PENALTY)  it still carries a superseded_by link [supersession]
-                   * (1 + recencyBoost)       newest source within recencyWindow seqs [recency]
+                   * (1 + recencyBoost)       newest source within recencyWindow seqs of the
+                                              checkpoint, else of the newest event (never a
+                                              project item) [recency]
                    then * (1 - redundancyPenalty) when a better item already cites every
                                               source of it [redundancy]
     turn score      = turn relevance * the exact-boost and recency factors (a raw turn has
-                      no kind or evidence type, so its prior is 1)
+                      no kind or evidence type, so its prior is 1); a turn found only by
+                      an exact search takes its own text's relevance on the pool's scale;
+                      an item's source turn takes its best item's score
     neighbour offer = match score * neighbourShare / distance, within neighbourRadius seqs
-                      of the same day [neighbours]; * neighbourOtherSpeaker when the other
-                      speaker of a chat log said it [speaker-neighbours]
-    floor           = max(minScore, ratio * best quotable candidate's score), ratio =
-                      relativeMinScore, raised for a block under 3 000 tokens (`floor_ratio`)
+                      of the same episode [neighbours]; * neighbourOtherSpeaker when the
+                      other speaker of a chat log said it [speaker-neighbours]
+    floor           = max(minScore, ratio * the best relevance among the candidates this
+                      step may quote), ratio = relativeMinScore, raised for a block under
+                      FLOOR_BUDGET_TOKENS tokens up to FLOOR_RATIO_CAP (`floor_ratio`)
 
 With the defaults kind and evidence move a score by at most 10%, recency by 5%, a
 supersession link takes 20% and a redundant item 60%. Ties go to the item with the newer

@@ -26,6 +26,9 @@ class Signal:
     setting: str  # the `retrieval.*` field of its strength, "" when it has none
     does: str
     off: str  # what switching it off does
+    # The strength when switched off: 0 takes a boost or a penalty away; a share that
+    # lowers an offer is 1 when off (the offer is kept whole).
+    off_value: float = 0.0
 
 
 # The stages in the order a step runs them (`retrieval.scoring` states each).
@@ -60,7 +63,7 @@ SIGNALS: Final[tuple[Signal, ...]] = (
         "query",
         "turns and items",
         "",
-        "English and Chinese words of the question add their translations at weight 0.6",
+        "English and Chinese words of the question add their translations at `BRIDGE_WEIGHT`",
         "no English-Chinese query expansion",
     ),
     Signal(
@@ -157,7 +160,7 @@ SIGNALS: Final[tuple[Signal, ...]] = (
         "score",
         "items",
         "",
-        "an item still carrying a superseded_by link loses 20%",
+        "an item still carrying a superseded_by link loses `SUPERSESSION_PENALTY`",
         "an item with a superseded_by link keeps its whole score",
     ),
     Signal(
@@ -165,7 +168,7 @@ SIGNALS: Final[tuple[Signal, ...]] = (
         "score",
         "turns and items",
         "recency_boost",
-        "a source within `recencyWindow` seqs of the newest event lifts",
+        "a source within `recencyWindow` seqs of the checkpoint (else the newest event) lifts",
         "no boost for recent sources",
     ),
     Signal(
@@ -191,6 +194,7 @@ SIGNALS: Final[tuple[Signal, ...]] = (
         "neighbour_other_speaker",
         "in a chat log, a neighbour the other speaker said is offered less",
         "a neighbour said by the other speaker of a chat log is offered as much",
+        off_value=1.0,
     ),
 )
 
@@ -205,9 +209,11 @@ def ablated(retrieval: RetrievalSettings, name: str) -> bool:
 
 
 def strength(retrieval: RetrievalSettings, name: str) -> float:
-    """The signal's setting, or 0 when `retrieval.ablate` switches it off."""
+    """The signal's setting, or its `off_value` when `retrieval.ablate` switches it off."""
     signal = BY_NAME[name]
+    if not signal.setting:
+        raise ValueError(f"ranking signal {name!r} has no setting: ask `ablated` instead")
     if signal.name in retrieval.ablate:
-        return 0.0
+        return signal.off_value
     value: float = getattr(retrieval, signal.setting)
     return value

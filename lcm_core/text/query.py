@@ -203,20 +203,11 @@ def substring_stem(word: str) -> str:
     return word
 
 
-def search_terms(
-    signals: QuerySignals, limit: int = MAX_SEARCH_TERMS, ablate: Iterable[str] = ()
-) -> tuple[str, ...]:
-    """The terms to send to the store: the exact signals first, then content tokens.
-
-    `ablate` may switch off "stemming" or "stopwords" (see `retrieval.signals`).
-    """
-    off = frozenset(ablate)
-    keep_word = "stemming" in off
+def search_terms(signals: QuerySignals, limit: int = MAX_SEARCH_TERMS) -> tuple[str, ...]:
+    """The terms to send to the store: the exact signals first, then content tokens."""
     # Digit-only tokens are pieces of numbers ("3,000" gives "000"); numbers come whole.
-    tokens = (t if keep_word else substring_stem(t) for t in signals.tokens if not t.isdigit())
+    tokens = (substring_stem(t) for t in signals.tokens if not t.isdigit())
     ordered = (*signals.exact_signals(), *tokens)
-    if "stopwords" in off:
-        return _dedupe(t for t in ordered if len(t) >= 2 and any(c.isalnum() for c in t))[:limit]
     return _dedupe(term for term in ordered if can_narrow(term))[:limit]
 
 

