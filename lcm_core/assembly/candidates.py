@@ -38,10 +38,9 @@ from lcm_core.retrieval.project import project_scope
 from lcm_core.retrieval.quoting import EvidenceRow
 from lcm_core.retrieval.rank import ALREADY_SHOWN, ON_SCREEN
 from lcm_core.retrieval.ranked import Omission
-from lcm_core.retrieval.retriever import Retriever
+from lcm_core.retrieval.retriever import Retriever, question_terms
 from lcm_core.retrieval.said import said_dates
 from lcm_core.retrieval.shown import Shown, entry_key
-from lcm_core.retrieval.signals import ablated
 from lcm_core.retrieval.standing import rules_in_force
 from lcm_core.store.models import MemoryItem, Rule
 from lcm_core.store.ports import MemoryStore
@@ -52,7 +51,6 @@ from lcm_core.text.query import (
     query_signals,
     search_terms,
 )
-from lcm_core.text.relevance import query_terms
 
 # Returns the resident skill core lines and the task-relevant rules for a query.
 RuleProvider = Callable[[MemoryStore, QuerySignals, Config], tuple[Sequence[str], Sequence[Rule]]]
@@ -313,7 +311,7 @@ def collect_candidates(
     restated: list[Omission] = []
     rows, alike, summaries = few_of_each_shape(evidence.rows, words)
     restated += alike
-    terms = query_terms(text, bridge=not ablated(config.retrieval, "bridge"))
+    terms = question_terms(text, config.retrieval)
     snippet_chars = config.assembly.snippet_chars
     contents = {ranked.item.id: ranked.item.content for ranked in ranking.selected}
     first_contents = {item.id: item.content for item in (*standing, *resident)}

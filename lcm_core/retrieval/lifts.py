@@ -26,13 +26,19 @@ from lcm_core.retrieval.project import (
     project_scope,
 )
 from lcm_core.retrieval.rerank import kind_factors
-from lcm_core.retrieval.retriever import Pool, Retriever, ScoredTurn, retriever_for
+from lcm_core.retrieval.retriever import (
+    Pool,
+    Retriever,
+    ScoredTurn,
+    question_terms,
+    retriever_for,
+)
 from lcm_core.retrieval.signals import ablated, strength
 from lcm_core.store.models import MemoryItem, Session
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.dates import named_days, on_named_day, speaks_of_named_day
 from lcm_core.text.query import QuerySignals
-from lcm_core.text.relevance import QueryTerms, query_terms, text_bag
+from lcm_core.text.relevance import text_bag
 from lcm_core.text.speakers import chat_speakers, speaker_of, writes_names
 from lcm_core.text.tokens import WORD_RUN_RE
 
@@ -61,16 +67,6 @@ def scored_pool(
         return pool
     siblings = sibling_sessions(store, session_id) if project_scope(config) else ()
     return lifted(store, session_id, signals.text, pool, config.retrieval, types, siblings)
-
-
-def _terms(text: str, retrieval: RetrievalSettings) -> QueryTerms:
-    """The question's relevance terms, with the query signals' switches applied."""
-    return query_terms(
-        text,
-        bridge=not ablated(retrieval, "bridge"),
-        stop=not ablated(retrieval, "stopwords"),
-        stemmed=not ablated(retrieval, "stemming"),
-    )
 
 
 def lifted(
@@ -104,7 +100,9 @@ def lifted(
     if siblings:
         # Their text is scored on this pool's scale; their source turns are another
         # session's, so only their own text counts.
-        found = project_items(store, session_id, siblings, _terms(text, retrieval).filters())
+        found = project_items(
+            store, session_id, siblings, question_terms(text, retrieval).filters()
+        )
         others = [(item, PROJECT_FACTOR * pool.relevance_of(item.content)) for item in found]
     replaced: set[int] = set()
     if others:
@@ -145,7 +143,7 @@ def _lift_named_speakers(
     if not names:
         return
     stop, stemmed = not ablated(retrieval, "stopwords"), not ablated(retrieval, "stemming")
-    terms = _terms(text, retrieval)
+    terms = question_terms(text, retrieval)
     asked = {
         name
         for name in names

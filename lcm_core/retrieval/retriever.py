@@ -36,6 +36,7 @@ from lcm_core.text.dates import said_on
 from lcm_core.text.relevance import (
     Bag,
     Corpus,
+    QueryTerms,
     Scorer,
     corpus_of,
     query_terms,
@@ -120,6 +121,17 @@ class Retriever(Protocol):
     ) -> Pool: ...
 
 
+def question_terms(text: str, retrieval: RetrievalSettings) -> QueryTerms:
+    """The question's relevance terms with the query signals' switches applied: the one
+    set of terms the retriever, the lifts and the quoting use."""
+    return query_terms(
+        text,
+        bridge=not ablated(retrieval, "bridge"),
+        stop=not ablated(retrieval, "stopwords"),
+        stemmed=not ablated(retrieval, "stemming"),
+    )
+
+
 def episode_key(event: Event) -> str:
     """The episode a turn belongs to: its day, or a window of seqs when it has no time."""
     return said_on(event.time) or f"#{event.seq // EPISODE_SEQS}"
@@ -142,9 +154,7 @@ class LexicalRetriever:
     ) -> Pool:
         retrieval = self.retrieval
         stop, stemmed = not ablated(retrieval, "stopwords"), not ablated(retrieval, "stemming")
-        terms = query_terms(
-            text, bridge=not ablated(retrieval, "bridge"), stop=stop, stemmed=stemmed
-        )
+        terms = question_terms(text, retrieval)
         if terms.empty:
             return Pool(asked=False)
 
