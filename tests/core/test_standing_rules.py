@@ -75,6 +75,8 @@ def keys_of(text: str) -> list[str]:
         ("The norm around here is to work in Kate.", "editor"),
         ("好的，以后用 `Kate`。", "editor"),
         ("From now on, do your coding in Zed.", "editor"),
+        # 'annotate' names type annotations before what code it annotates.
+        ("Annotate every function signature.", "annotations/function"),
         ("大家默认每次 push 之前先跑一遍 `pyflakes`，你也照着来。", "linter"),
     ],
 )
@@ -110,6 +112,8 @@ def test_a_standing_rule_gets_the_key_of_what_it_governs(text: str, key: str) ->
         "I always work in Kate's team on Fridays.",
         "凯特和 Kate 每次都聊得很开心。",
         "We watched the eclipse every night from the roof.",
+        "I don't need to pressure myself to annotate every time I read.",
+        "I like to annotate books in the margins every time.",
     ],
 )
 def test_friendly_talk_one_offs_and_reminders_set_no_rule(text: str) -> None:
