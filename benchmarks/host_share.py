@@ -47,14 +47,9 @@ def run(
     model = FakeModel(default_text=reply).start() if reply else FakeModel().start()
     settings = None if share is None else {"assembly": {"hostShare": share}}
     session = DshSession(root, model, settings, compaction_rows(threshold), share is not None)
-    compactions = 0
     try:
         session.start(cache)
-        for text in texts:
-            result = session.run(text)
-            if result.finish_reason != "completed":
-                raise SystemExit(f"a turn did not complete: {session.stderr_tail()}")
-            compactions += sum(1 for e in result.events if e.get("type") == "compaction/summary")
+        compactions = session.compactions(texts)
     finally:
         session.close()
         model.stop()

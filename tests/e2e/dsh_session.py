@@ -128,6 +128,16 @@ class DshSession:
     def run(self, text: str) -> Any:
         return self.session.run(text)
 
+    def compactions(self, texts: list[str]) -> int:
+        """Run the turns in order; how many automatic compactions DSH made on the way."""
+        count = 0
+        for text in texts:
+            result = self.run(text)
+            if result.finish_reason != "completed":
+                raise AssertionError(f"a turn did not complete: {self.stderr_tail()}")
+            count += sum(1 for e in result.events if e.get("type") == "compaction/summary")
+        return count
+
     def close(self) -> None:
         if self.harness is not None:
             self.harness.close()

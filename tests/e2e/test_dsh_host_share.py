@@ -25,26 +25,16 @@ from lcm_core.retrieval.shown import block_entries
 TURNS = 70
 
 
-def compactions(session: DshSession, texts: list[str]) -> int:
-    """Run the turns; how many automatic compactions DSH made."""
-    count = 0
-    for text in texts:
-        result = session.run(text)
-        assert result.finish_reason == "completed", session.stderr_tail()
-        count += sum(1 for e in result.events if e.get("type") == "compaction/summary")
-    return count
-
-
 @pytest.mark.parametrize("threshold", [3000, 2000])
 def test_memory_at_most_doubles_how_often_dsh_compacts(
     dsh: Callable[..., DshSession], model: FakeModel, threshold: int
 ) -> None:
     model.default_text = REPLY
     texts = prompts(TURNS)
-    without = compactions(dsh(extra_rows=compaction_rows(threshold), memory=False), texts)
+    without = dsh(extra_rows=compaction_rows(threshold), memory=False).compactions(texts)
     first_body = len(model.bodies)
     s = dsh(extra_rows=compaction_rows(threshold))
-    with_memory = compactions(s, texts)
+    with_memory = s.compactions(texts)
     assert without >= 1, "the threshold is too high for the script to test anything"
     assert with_memory <= 2 * without, (with_memory, without)
 
