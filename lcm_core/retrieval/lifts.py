@@ -39,7 +39,7 @@ from lcm_core.store.ports import MemoryStore
 from lcm_core.text.dates import named_days, on_named_day, speaks_of_named_day
 from lcm_core.text.query import QuerySignals
 from lcm_core.text.relevance import text_bag
-from lcm_core.text.speakers import chat_speakers, speaker_of, writes_names
+from lcm_core.text.speakers import chat_speakers, may_name, named_speakers, speaker_of, writes_names
 from lcm_core.text.tokens import WORD_RUN_RE
 
 # The newest seqs whose turns say whether the session is a chat log ("Emi: ...").
@@ -150,15 +150,18 @@ def _lift_named_speakers(
         if any(t in terms.weights for t in text_bag(name, stop, stemmed).counts)
     }
     newest = store.max_event_seq(session_id)
-    if newest is None or not asked:
-        return  # no pooled turn is headed by a name the question holds: nothing to read
+    if newest is None or not (asked or may_name(text)):
+        return  # the question names no one: nothing to read
     start = max(newest - CHAT_LOG_WINDOW + 1, 0)
     recent = store.list_events(session_id, start_seq=start, end_seq=newest, types=types)
     if not writes_names(event.text for event in recent):
         return
     texts = {event.seq: event.text for event in recent}
     texts.update((seq, turn.event.text) for seq, turn in turns.items())
-    named = asked & chat_speakers(texts.values())
+    speakers = chat_speakers(texts.values())
+    named = (asked & speakers) | named_speakers(text, texts.values(), speakers)
+    if not named:
+        return
     factor = 1.0 + retrieval.speaker_weight
     for seq, turn in turns.items():
         if heads[seq] in named:

@@ -13,7 +13,10 @@ Everything below applies to the pool of any retriever; each [name] is a signal o
 `signals` (its setting, what it does, its ablation), and docs/ranking.md is written from
 this docstring and that list:
 
-    turn relevance *= (1 + speakerWeight)     a chat log's speaker the question names [speaker]
+    turn relevance *= (1 + speakerWeight)     a chat log's speaker the question names: by
+                                              the name heading her turns, another spelling
+                                              of it, or the name the other speaker calls
+                                              her by ("Hey Kate!") [speaker]
                    *= (1 + dayWeight)         said on a day the question names, or calling
                                               it yesterday / tomorrow [day]
                    *= (1 + answerKindWeight)  among the best rerankDepth turns, holds the

@@ -95,7 +95,9 @@ SIGNALS: Final[tuple[Signal, ...]] = (
         "lift",
         "turns",
         "speaker_weight",
-        'a chat log\'s turn whose speaker ("Emi: ...") the question names is lifted',
+        'a chat log\'s turn whose speaker ("Emi: ...") the question names is lifted; '
+        'another spelling of the name, or the name the other speaker calls her by ("Hey '
+        'Kate!"), names her too',
         "a question naming a chat log's speaker does not favour that speaker's turns",
     ),
     Signal(

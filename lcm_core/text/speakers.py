@@ -11,10 +11,13 @@ name that heads more than one turn is a speaker.
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Final
 
+from lcm_core.text.languages.en import STOP_WORDS
 from lcm_core.text.lazy_regex import lazy_compile
 from lcm_core.text.tokens import per_text_cache
 
@@ -52,3 +55,90 @@ def chat_speakers(texts: Iterable[str]) -> frozenset[str]:
 def _repeated(names: Iterable[str]) -> frozenset[str]:
     counts = Counter(names)
     return frozenset(name for name, count in counts.items() if count >= SPEAKER_MIN_TURNS)
+
+
+# A question's Latin name-like words: a capital, then letters ("Kate", "Muhammad").
+_NAME_WORD_RE: Final = lazy_compile(r"\b[A-Z][a-z]{2,23}\b")
+# How alike a question's name must be to a speaker's to be a spelling of it (difflib's
+# ratio, same first letter): "Muhammad" for "Muhhamed" and "Aqib" for "Akib" are 0.75,
+# "Kate" for "Emi" 0.29.
+SPELLING_RATIO: Final = 0.75
+# A name said to someone, not of someone: after a greeting or thanks ("Hey Kate!",
+# "谢谢红红"), between a comma and a mark ("…, Kate?"), or opening a message ("Kate, …",
+# "红红，…"). The group is the name.
+_LATIN: Final = r"([A-Z][a-z]{2,23})"
+_HAN: Final = r"([\u4e00-\u9fff]{2,3})"
+_HAN_RE: Final = lazy_compile(_HAN)
+_VOCATIVE_RES: Final = (
+    lazy_compile(
+        rf"\b(?i:hi|hey|hello|thanks|thank you|bye|dear|morning|night|wow|oh|yes|to you),?\s+{_LATIN}\b"
+    ),
+    lazy_compile(rf",\s*{_LATIN}\s*[!?]"),
+    lazy_compile(rf"^[^:：]{{1,30}}[:：]\s*{_LATIN},"),
+    lazy_compile(rf"(?:嗨|你好|谢谢|哈喽|嘿|早安|晚安)[，,]?\s*{_HAN}(?=[，,！!。？?])"),
+    lazy_compile(rf"^[^:：]{{1,30}}[:：]\s*{_HAN}[，,！!]"),
+)
+# Words a greeting is followed by that name no one: pronouns and "everyone".
+_NOT_NAMES: Final = frozenset({"你们", "大家", "您们", "各位", "你啊", "你呀"})
+# Times a name must be said to one speaker to be that speaker's name, and the share of
+# them the other speaker must have said ("I'm Kate", said once by Emi herself, is not).
+VOCATIVE_MIN: Final = 3
+VOCATIVE_SHARE: Final = 0.9
+
+
+@per_text_cache(maxsize=65_536)
+def _vocatives(text: str) -> tuple[str, ...]:
+    """The names this turn says to someone ("elise: Hey Kate!" -> "Kate")."""
+    found = [m.group(1) for pattern in _VOCATIVE_RES for m in pattern.finditer(text)]
+    return tuple(name for name in found if name not in _NOT_NAMES)
+
+
+def named_speakers(
+    question: str, texts: Iterable[str], speakers: Collection[str]
+) -> frozenset[str]:
+    """The speakers a question names by another name than the one heading their turns.
+
+    Another spelling ("Muhammad" for "Muhhamed"), or, in a chat log of two speakers, the
+    name one of them calls the other by: "Hey Kate!" and "Thanks Kate" said only by elise
+    make "Kate" Emi's name. People type a friend's name, not the handle of the log.
+    """
+    firsts = {speaker: speaker.split()[0].casefold() for speaker in speakers}
+    own = {word.casefold() for speaker in speakers for word in speaker.split()}
+    found: set[str] = set()
+    for word in sorted(set(_NAME_WORD_RE.findall(question))):
+        folded = word.casefold()
+        if folded in own or folded in STOP_WORDS:
+            continue
+        found.update(
+            speaker
+            for speaker, first in firsts.items()
+            if first[0] == folded[0]
+            and difflib.SequenceMatcher(None, folded, first).ratio() >= SPELLING_RATIO
+        )
+    if len(speakers) != 2:
+        return frozenset(found)
+    calls: dict[str, Counter[str]] = {}
+    for text in texts:
+        head = speaker_of(text)
+        if head in firsts:
+            for name in _vocatives(text):
+                calls.setdefault(name, Counter())[head] += 1
+    for name, by in sorted(calls.items()):
+        if name.casefold() in own or not _says_name(question, name):
+            continue
+        caller, count = by.most_common(1)[0]
+        if count >= VOCATIVE_MIN and count >= VOCATIVE_SHARE * sum(by.values()):
+            found.update(speaker for speaker in speakers if speaker != caller)
+    return frozenset(found)
+
+
+def may_name(question: str) -> bool:
+    """True when a question holds a word that could be a name (a capitalised word, Han)."""
+    return bool(_NAME_WORD_RE.search(question) or _HAN_RE.search(question))
+
+
+def _says_name(question: str, name: str) -> bool:
+    """True when the question holds `name`: as a word (Latin), or anywhere (Chinese)."""
+    if name.isascii():
+        return re.search(rf"\b{re.escape(name)}\b", question) is not None
+    return name in question

@@ -10,7 +10,7 @@ from lcm_core.config import load_config
 from lcm_core.retrieval.lifts import scored_pool
 from lcm_core.store.ports import MemoryStore
 from lcm_core.text.query import query_signals
-from lcm_core.text.speakers import chat_speakers, speaker_of, writes_names
+from lcm_core.text.speakers import chat_speakers, named_speakers, speaker_of, writes_names
 
 S = "sess"
 # The speaker alone: no neighbours, context, episode or answer kind to lift a turn.
@@ -139,3 +139,75 @@ def test_a_heading_word_outside_a_chat_log_is_no_speaker(script: Any, language: 
         s: t.relevance for s, t in off.turns.items()
     }
     assert any(speaker_of(on.turns[seq].event.text) for seq in on.turns)
+
+
+ALIASES = {
+    # The second speaker is called by another name than her handle: by the first speaker
+    # ("Hey Kate!", "Thanks Kate", "…, Kate?"), and once by herself ("I'm Kate"), which
+    # does not make her the caller.
+    "en": (
+        ("Emi", "elise"),
+        ("Emi: hiking, hiking in the Alps", "elise: we did some hiking near the lake"),
+        [
+            "Emi: Hey Kate! how was the bakery",
+            "Emi: Thanks Kate",
+            "Emi: and the tram, Kate?",
+            "elise: I'm Kate, by the way",
+        ],
+        ("Where did Kate go hiking?", "Where did Anna go hiking?"),
+    ),
+    "zh": (
+        ("小明", "小红"),
+        ("小明：爬山，爬山", "小红：爬山，黄山"),
+        ["小明：嗨，红红！面包店关门了", "小明：谢谢红红。", "小明：红红，电车来了"],
+        ("红红去哪里爬山了？", "阿强去哪里爬山了？"),
+    ),
+}
+
+
+@pytest.mark.parametrize("language", sorted(ALIASES))
+def test_a_speaker_called_by_another_name_is_the_named_speaker(script: Any, language: str) -> None:
+    """A name the other speaker calls her by ("Kate" for elise, "红红" for 小红) names
+    her; a name no one is called by changes nothing."""
+    (first, second), (his, hers), calls, (named, stranger) = ALIASES[language]
+    script.user(1, his)
+    script.user(2, hers)
+    for seq, text in enumerate(calls, 3):
+        script.user(seq, text)
+    _chat(script, first, second, [": the bakery was closed", ": my cat is sick", ": tram"])
+    off, on = _order(script.store, named, OFF), _order(script.store, named, ON)
+    assert off.index(1) < off.index(2)
+    assert on[0] == 2 and on.index(2) < on.index(1)
+    assert _order(script.store, stranger, ON) == _order(script.store, stranger, OFF)
+
+
+@pytest.mark.parametrize(
+    ("question", "speakers"),
+    [
+        ("What did Muhammad build?", {"Muhhamed"}),  # another spelling of the handle
+        ("Where did Aqib travel?", {"Akib"}),
+        ("What did Fahim say?", set()),  # the handle's own first name: asked already
+        ("What did Mohan build?", set()),  # too far from any speaker's name
+        ("What did they build?", set()),
+    ],
+)
+def test_another_spelling_of_a_speakers_name_names_him(question: str, speakers: set[str]) -> None:
+    log = ["Muhhamed: I built a shelf", "Akib: nice", "Fahim Khan: hi", "Akib: ok"]
+    assert named_speakers(question, log, {"Muhhamed", "Akib", "Fahim Khan"}) == speakers
+
+
+def test_a_third_person_one_speaker_talks_about_is_no_speakers_name() -> None:
+    """ "my sister Anna" is talked of, not talked to; and a name both call is nobody's."""
+    log = [
+        "Emi: my sister Anna visited",
+        "elise: how is Anna",
+        "Emi: Anna is great",
+        "Emi: Anna loves tea",
+        "elise: hey Bob!",
+        "Emi: hi Bob!",
+        "elise: thanks Bob",
+        "Emi: bye Bob!",
+    ]
+    speakers = {"Emi", "elise"}
+    assert named_speakers("What does Anna like?", log, speakers) == frozenset()
+    assert named_speakers("What did Bob say?", log, speakers) == frozenset()
