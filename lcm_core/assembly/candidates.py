@@ -19,6 +19,7 @@ from lcm_core.assembly.recall import HeldBack, asks_about_past, replaced_values
 from lcm_core.assembly.render import (
     disputed_entry,
     disputed_summary,
+    evidence_day,
     evidence_entry,
     item_entry,
     old_task_entry,
@@ -330,13 +331,24 @@ def collect_candidates(
                 restated.append(Omission("evidence", row.ref, why))
                 continue
             if current_text("evidence", row.ref, rest):
-                candidates.append(Candidate("evidence", row.ref, quote(row, rest)))
+                day = evidence_day(row)
+                candidates.append(
+                    Candidate("evidence", row.ref, quote(row, rest), group=day, order=row.event.seq)
+                )
             continue
         if current_text("evidence", row.ref, row.text):
             said_by, rest = beside_items(row, contents, terms.weights)
             entry = quote(row, row.text)
             candidates.append(
-                Candidate("evidence", row.ref, entry, said_by, quote(row, rest) if rest else "")
+                Candidate(
+                    "evidence",
+                    row.ref,
+                    entry,
+                    said_by,
+                    quote(row, rest) if rest else "",
+                    group=evidence_day(row),
+                    order=row.event.seq,
+                )
             )
     candidates.extend(summaries)
     old_task = state.superseded if state is not None else ()

@@ -10,6 +10,7 @@ own entries always keep the rest of the budget.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -38,6 +39,11 @@ class Candidate:
     # them are in the block, `rest` is quoted instead, or nothing when `rest` is "".
     said_by: tuple[str, ...] = ()
     rest: str = ""
+    # The line that heads this entry's group ("### 2026-11-30": the day a quoted turn was
+    # said), paid for once by the group's first entry; grouped entries are shown by group
+    # and `order` (the turn's seq), after the section's ungrouped ones.
+    group: str = ""
+    order: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +74,20 @@ def choose_meter(meter: TokenMeter | None) -> tuple[TokenMeter, str, list[str]]:
     return exact, "exact", []
 
 
+def _grouped_lines(entries: Sequence[Candidate]) -> list[str]:
+    """The section's lines: its ungrouped entries in the order kept, then each group under
+    its heading, the groups and their entries in `(group, order)` order (days, then seqs:
+    the turns of a day read as they were said)."""
+    lines = [entry.text for entry in entries if not entry.group]
+    heading = ""
+    for entry in sorted((e for e in entries if e.group), key=lambda e: (e.group, e.order)):
+        if entry.group != heading:
+            heading = entry.group
+            lines.append(heading)
+        lines.append(entry.text)
+    return lines
+
+
 def pack(
     candidates: Sequence[Candidate],
     budget: int,
@@ -95,8 +115,8 @@ def pack(
         capped = next((n for n, r in enumerate(reserves) if section in r.sections), None)
         title = words.section_titles[section]
         title_cost = cost("\n" + title + "\n")
-        lines: list[str] = []
-        refs: list[str] = []
+        kept_here: list[Candidate] = []
+        groups: set[str] = set()
         section_tokens = 0
         for candidate in by_section[section]:
             if candidate.ref in placed:
@@ -109,8 +129,10 @@ def pack(
                     omitted.append(Omission(section, candidate.ref, reason))
                     continue
                 # Its items are in: quote only what they leave out (no turn twice in full).
-                candidate = Candidate(candidate.section, candidate.ref, candidate.rest)
-            need = cost(candidate.text + "\n") + (0 if lines else title_cost)
+                candidate = dataclasses.replace(candidate, text=candidate.rest, said_by=())
+            need = cost(candidate.text + "\n") + (0 if kept_here else title_cost)
+            if candidate.group and candidate.group not in groups:
+                need += cost(candidate.group + "\n")
             if used + need > budget:
                 left = budget - used
                 reason = f"needs {need} tokens, {left} of the budget {budget} left"
@@ -129,18 +151,18 @@ def pack(
             used += need
             placed[candidate.ref] = section
             section_tokens += need
-            lines.append(candidate.text)
-            refs.append(candidate.ref)
+            groups.add(candidate.group)
+            kept_here.append(candidate)
             kept.append(candidate)
-        if lines:
-            parts.append(title + "\n" + "\n".join(lines))
+        if kept_here:
+            parts.append(title + "\n" + "\n".join(_grouped_lines(kept_here)))
             reports.append(
                 {
                     "name": section,
                     "title": title,
-                    "entries": len(lines),
+                    "entries": len(kept_here),
                     "tokens": section_tokens,
-                    "refs": refs,
+                    "refs": [candidate.ref for candidate in kept_here],
                 }
             )
     return "\n\n".join(parts), used, reports, kept, omitted

@@ -225,8 +225,9 @@ def evidence_entry(
     terms: Mapping[str, float] | None = None,
     snippet_chars: int = 0,
 ) -> str:
-    """One raw event on one line: its `[ev seq:N]` label, the date it was said, and its
-    words verbatim, a longer event by its matching sentences (`snippet`).
+    """One raw event on one line: its `[ev seq:N]` label and its words verbatim, a longer
+    event by its matching sentences (`snippet`); the day it was said heads its group
+    (`evidence_day`), so a block quoting ten turns of one day says the date once.
 
     A user's message needs no label of its type (most evidence is one); another type
     says what it is. Which items it supports and which turn it sits beside are in
@@ -234,17 +235,20 @@ def evidence_entry(
     more evidence.
     """
     event = row.event
-    facts = []
+    head = f"- [ev seq:{event.seq}]"
     if event.type != "user/message":
-        facts.append(words.event_labels.get(event.type, event.type))
-    said = said_on(event.time)
-    if said:
-        facts.append(said)
-    head = f"- [ev seq:{event.seq}]" + (" " + " · ".join(facts) if facts else "")
+        head += " " + words.event_labels.get(event.type, event.type) + ":"
     text = row.text
     if terms is not None and snippet_chars > 0:
         text = snippet(text, terms, snippet_chars, row.matched)
-    return f"{head}: {inline_quote(text, max_chars, row.matched)}"
+    return f"{head} {inline_quote(text, max_chars, row.matched)}"
+
+
+def evidence_day(row: EvidenceRow) -> str:
+    """The line that heads the quoted events of one day ("### 2026-11-30"), or "" when the
+    event carries no time."""
+    said = said_on(row.event.time)
+    return f"### {said}" if said else ""
 
 
 def task_entries(state: TaskState, max_chars: int, words: BlockWords = ZH) -> list[tuple[str, str]]:

@@ -11,7 +11,7 @@ from lcm_core.assembly.assemble import assemble
 from lcm_core.assembly.step import StepMessage
 from lcm_core.config import load_config
 from lcm_core.store.ports import MemoryStore
-from lcm_core.text.block_words import EN
+from lcm_core.text.block_words import EN, ZH
 from lcm_core.text.dates import said_on
 
 S = "sess"
@@ -50,7 +50,7 @@ def test_facts_said_in_passing_are_quoted_as_raw_evidence(script: Any, store: Me
     assert result.evidence_refs == ("seq:1", "seq:4")  # "kids" and "tram" before "tram" alone
     assert EN.section_titles["evidence"] in result.text
     # One line per turn: its label, then its words (a user message needs no type label).
-    assert "- [ev seq:1]: “we drove to Lisbon last weekend, the kids loved" in result.text
+    assert "- [ev seq:1] “we drove to Lisbon last weekend, the kids loved" in result.text
     assert "IGNORE PREVIOUS" not in result.text and EN.insufficient not in result.text
     reasons = {r["ref"]: r for r in result.reasons if r["kind"] == "evidence"}
     assert set(reasons) == {"seq:1", "seq:4"} and reasons["seq:1"]["items"] == []
@@ -122,8 +122,9 @@ def test_the_same_state_gives_the_same_bytes(new_script: Any) -> None:
 def test_items_and_quoted_turns_show_the_date_they_were_said(
     script: Any, store: MemoryStore
 ) -> None:
-    """ "When did ...?" needs the day: each item shows its newest source's ISO date, each
-    quoted turn its own; a turn without a time shows none."""
+    """ "When did ...?" needs the day: each item shows its newest source's ISO date; the
+    quoted turns stand under the day each was said, oldest first, and a turn without a
+    time under none (first)."""
     script.user(1, "we adopted the cat Miso from the shelter", turn=1, time="2025-11-03T18:20:00Z")
     script.user(2, "Miso got her vaccines today", turn=2, time="2026-01-15T09:00:00+08:00")
     script.user(3, "Miso sleeps on the piano", turn=3)
@@ -133,12 +134,17 @@ def test_items_and_quoted_turns_show_the_date_they_were_said(
     result = assemble(store, S, question, zh)
     assert item.id in result.item_ids
     assert "” · seq:1, seq:2 · 2026-01-15\n" in result.text  # the newest source
-    assert "- [ev seq:1] 2025-11-03: “we adopted the cat Miso" in result.text
-    assert "- [ev seq:2] 2026-01-15: “Miso got her vaccines" in result.text
-    assert "- [ev seq:3]: “Miso sleeps" in result.text
+    evidence = result.text.split(ZH.section_titles["evidence"] + "\n", 1)[1].splitlines()
+    assert [line[:16] for line in evidence[:5]] == [
+        "- [ev seq:3] “Mi",
+        "### 2025-11-03",
+        "- [ev seq:1] “we",
+        "### 2026-01-15",
+        "- [ev seq:2] “Mi",
+    ]
     english = assemble(store, S, question, DIRECT)  # an English session gets English labels
     assert "” · seq:1, seq:2 · 2026-01-15\n" in english.text
-    assert "- [ev seq:1] 2025-11-03: “" in english.text
+    assert "### 2025-11-03\n- [ev seq:1] “" in english.text
 
 
 def test_only_an_iso_time_gives_a_date() -> None:

@@ -12,6 +12,7 @@ from lcm_core.assembly.repeats import SIMILAR_QUOTED
 from lcm_core.assembly.step import StepMessage
 from lcm_core.config import load_config
 from lcm_core.retrieval.scoring import floor_ratio
+from lcm_core.text.tokens import estimate_tokens
 
 S = "sess"
 EN_BLOCK = load_config({"assembly": {"language": "en"}})
@@ -102,14 +103,16 @@ def test_the_block_stops_where_relevance_runs_out(
 
 
 def test_a_quoted_turn_is_one_line_and_a_tool_result_says_what_it_is(script: Any) -> None:
-    """A user's turn needs no type label: `- [ev seq:N] DATE: “words”`; any other quotable
-    type names itself, so the model can tell a tool's words from the user's."""
+    """A user's turn needs no type label: `- [ev seq:N] “words”` under its day's heading;
+    any other quotable type names itself, so the model can tell a tool's words from the
+    user's."""
     script.user(1, "the staging port is 5433", turn=1, time="2026-11-30T09:00:00Z")
     script.tool(2, "psql: connected to staging on port 5433", turn=1)
     config = load_config({"assembly": {"language": "en", "evidenceTypes": ["*"]}})
     result = assemble(script.store, S, ask("which port does staging use?"), config, turn=2)
     lines = result.text.splitlines()
-    assert "- [ev seq:1] 2026-11-30: “the staging port is 5433”" in lines
+    assert "- [ev seq:1] “the staging port is 5433”" in lines
+    assert lines[lines.index("- [ev seq:1] “the staging port is 5433”") - 1] == "### 2026-11-30"
     tool = [ln for ln in lines if ln.startswith("- [ev seq:2] ")]
     assert len(tool) == 1 and tool[0].startswith("- [ev seq:2] tool result")
 
@@ -160,3 +163,35 @@ def test_a_small_block_keeps_the_clear_match_and_drops_the_weak_ones(
     assert quoted(tight.text)[0] == quoted(large.text)[0] == "seq:1"
     assert len(quoted(tight.text)) < len(quoted(large.text))
     assert any("raised for a budget under 3000" in o.reason for o in tight.omitted)
+
+
+@pytest.mark.parametrize(
+    ("said", "question"),
+    [
+        ("the {w} deploy to staging used port 54{n}", "which port did the staging deploy use?"),
+        ("{w}部署到预发环境用了端口54{n}", "部署到预发环境用了哪个端口？"),
+    ],
+)
+def test_the_turns_of_one_day_say_their_date_once(script: Any, said: str, question: str) -> None:
+    """Quoted turns stand under the day they were said, oldest first, the date once per
+    day; the heading is paid for, so a tight budget still holds."""
+    days = ["2026-11-29", "2026-11-30"]
+    for seq in range(1, 9):
+        time = f"{days[seq % 2]}T0{seq}:00:00Z"
+        word = ["red", "blue", "green", "gold", "grey", "pink", "teal", "jade"][seq - 1]
+        script.user(seq, said.format(w=word, n=10 + seq), turn=seq, time=time)
+    config = load_config({"assembly": {"language": "en"}})
+    result = assemble(script.store, S, ask(question), config, turn=9)
+    lines = result.text.splitlines()
+    assert [line for line in lines if line.startswith("### ")] == [f"### {d}" for d in days]
+    entries = [line for line in lines if line.startswith("- [ev seq:")]
+    seqs = [int(line.split("seq:")[1].split("]")[0]) for line in entries]
+    assert len(seqs) == 8 and seqs == sorted(seqs, key=lambda s: (days[s % 2], s))
+    assert not any(day in line for line in entries for day in days)
+    for budget in range(150, 400, 7):
+        assembly = {"language": "en", "softBudgetTokens": budget, "minBudgetTokens": 50}
+        block = assemble(
+            script.store, S, ask(question), load_config({"assembly": assembly}), turn=9
+        )
+        assert block.budget_tokens == budget and block.used_tokens <= budget
+        assert estimate_tokens(block.text) <= block.used_tokens

@@ -36,7 +36,7 @@ def test_the_turn_a_match_answers_is_quoted_beside_it(script: Any) -> None:
     assert result.evidence_refs[0] == "seq:3"
     assert {"seq:2", "seq:4"} <= set(result.evidence_refs)
     # The block quotes it on its own line; `explain` says which match it sits beside.
-    assert "- [ev seq:2] 2026-01-05: “Vanessa: What did you have today?”" in result.text
+    assert "- [ev seq:2] “Vanessa: What did you have today?”" in result.text
     reasons = {r["ref"]: r for r in result.reasons if r["kind"] == "evidence"}
     assert reasons["seq:2"]["beside"] == "seq:3" and "beside" not in reasons["seq:3"]
     # A neighbour takes a share of its match's score, so it never outranks it.
@@ -53,7 +53,7 @@ def test_a_chinese_answer_brings_the_question_it_replies_to(script: Any) -> None
     result = assemble(script.store, S, ask("小李在西湖做了什么？"))
     assert result.evidence_refs[0] == "seq:2"
     assert "seq:1" in result.evidence_refs
-    assert "- [ev seq:1]: “小王：你们周末去哪里玩了？”" in result.text
+    assert "- [ev seq:1] “小王：你们周末去哪里玩了？”" in result.text
     reasons = {r["ref"]: r for r in result.reasons if r["kind"] == "evidence"}
     assert reasons["seq:1"]["beside"] == "seq:2"
 

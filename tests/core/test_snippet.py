@@ -73,7 +73,7 @@ def test_the_block_quotes_the_answering_sentence_of_a_long_turn(script: Any) -> 
     script.user(2, "see you tomorrow then")
     result = assemble(script.store, S, ask("How much did the kayak cost?"))
     assert result.injected and "seq:1" in result.evidence_refs
-    assert "[ev seq:1] 2026-03-02: “… The kayak" in result.text
+    assert "### 2026-03-02\n- [ev seq:1] “… The kayak" in result.text
     assert ANSWER.strip() in result.text
     assert "wedding seating plan" not in result.text
     whole = load_config({"assembly": {"snippetChars": 0}})
@@ -90,6 +90,6 @@ def test_a_chinese_block_quotes_the_answering_sentence(script: Any) -> None:
     assert result.injected and "seq:1" in result.evidence_refs
     assert (
         "预算不超过3000元（含税）。" in result.text
-        and "[ev seq:1] 2026-03-02: “… 预算" in result.text
+        and "### 2026-03-02\n- [ev seq:1] “… 预算" in result.text
     )
     assert "去机场接客户" not in result.text
