@@ -38,9 +38,9 @@ from lcm_core.store.memory.store import InMemoryStore
 from lcm_core.text.query import query_signals
 from lcm_core.text.tokens import estimate_tokens
 
-# Labels a rendered line adds to its text: `- [ev seq:N] DATE: “…”`, and an item's id,
-# kind and provenance.
-EVIDENCE_LINE_TOKENS: Final = 9
+# Labels a rendered line adds to its text: `- [ev seq:N] “…”` (and a share of its day's
+# `### DATE` heading), and an item's id, kind and provenance.
+EVIDENCE_LINE_TOKENS: Final = 6
 ITEM_LINE_TOKENS: Final = 22
 HEADER_TOKENS: Final = 150
 BANDS: Final = (1.0, 0.7, 0.5, 0.4, 0.3, 0.2, 0.15, 0.1, 0.05, 0.0)
