@@ -33,7 +33,7 @@ _BLOCK: Final = re.compile(r"<!-- ranking\b[^>]*-->\n.*?<!-- /ranking -->", re.D
 # The constants the formula names, and where each is declared: the page shows their values.
 CONSTANTS: Final = (
     (retriever, ("TURN_POOL", "ITEM_POOL", "CONTEXT_POOL", "EPISODE_SEQS")),
-    (relevance, ("IDF_FLOOR", "MIN_SCOPE_ROWS", "BRIDGE_WEIGHT")),
+    (relevance, ("IDF_FLOOR", "MIN_SCOPE_ROWS", "BRIDGE_WEIGHT", "CONCEPT_WEIGHT")),
     (tokens, ("BM25_K1", "BM25_B")),
     (lifts, ("CHAT_LOG_WINDOW",)),
     (project, ("PROJECT_FACTOR", "ITEMS_PER_SESSION")),

@@ -129,6 +129,7 @@ def question_terms(text: str, retrieval: RetrievalSettings) -> QueryTerms:
         bridge=not ablated(retrieval, "bridge"),
         stop=not ablated(retrieval, "stopwords"),
         stemmed=not ablated(retrieval, "stemming"),
+        concepts=not ablated(retrieval, "concepts"),
     )
 
 

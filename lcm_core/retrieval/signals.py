@@ -67,6 +67,15 @@ SIGNALS: Final[tuple[Signal, ...]] = (
         "no English-Chinese query expansion",
     ),
     Signal(
+        "concepts",
+        "query",
+        "turns and items",
+        "",
+        "an everyday concept the question names (hobbies, job, family, 爱好) adds the words "
+        "of its parts (enjoy, favourite; 喜欢) at `CONCEPT_WEIGHT`",
+        "no concept expansion: only the question's own words and their translations",
+    ),
+    Signal(
         "idf",
         "retriever",
         "turns and items",

@@ -27,6 +27,7 @@ from typing import Final
 
 from lcm_core.text.languages import en, zh
 from lcm_core.text.languages.bridge import translations
+from lcm_core.text.languages.concepts import concept_words
 from lcm_core.text.lazy_regex import lazy_compile
 from lcm_core.text.stemming import stem
 from lcm_core.text.tokens import (
@@ -46,6 +47,10 @@ IDF_FLOOR: Final = 0.05
 MIN_SCOPE_ROWS: Final = 100
 # Weight of a query term that comes from the bridge, not from the user's words.
 BRIDGE_WEIGHT: Final = 0.6
+# Weight of a term a concept of the question adds ("hobbies" -> enjoy, favourite): lower
+# than a translation, which says the same thing. On REALTALK 0.3 gives block recall
+# 0.749 (0.730 without), 0.5 gives 0.754 with R@5 0.507 (0.513 at 0.3), 0.15 0.746.
+CONCEPT_WEIGHT: Final = 0.3
 
 
 def _word_token(word: str, stop: bool = True, stemmed: bool = True) -> str | None:
@@ -119,9 +124,15 @@ class QueryTerms:
 
 @functools.lru_cache(maxsize=256)
 def query_terms(
-    text: str, *, bridge: bool = True, stop: bool = True, stemmed: bool = True
+    text: str,
+    *,
+    bridge: bool = True,
+    stop: bool = True,
+    stemmed: bool = True,
+    concepts: bool = True,
 ) -> QueryTerms:
-    """The weighted relevance tokens of a query; `bridge` adds translations at lower weight.
+    """The weighted relevance tokens of a query; `bridge` adds translations at lower weight,
+    `concepts` the words of the everyday concepts it names, lower still.
 
     Cached: a step's retriever, lifts and rendering ask for the same terms. Read only."""
     tokens = relevance_tokens(text, stop, stemmed)
@@ -130,6 +141,10 @@ def query_terms(
         for translated in translations(text, relevance_tokens(text)):
             for token in relevance_tokens(translated, stop, stemmed):
                 weights.setdefault(token, BRIDGE_WEIGHT)
+    if concepts:
+        for words in concept_words(text):
+            for token in relevance_tokens(words, stop, stemmed):
+                weights.setdefault(token, CONCEPT_WEIGHT)
     return QueryTerms(weights)
 
 

@@ -14,6 +14,7 @@ from lcm_core.retrieval.lifts import scored_pool
 from lcm_core.retrieval.rank import rank_items
 from lcm_core.retrieval.retriever import Pool, ScoredTurn
 from lcm_core.store.ports import MemoryStore
+from lcm_core.text.languages.concepts import concept_words
 from lcm_core.text.query import query_signals
 from lcm_core.text.relevance import (
     IDF_FLOOR,
@@ -239,3 +240,66 @@ def test_a_plugged_in_retriever_decides_the_candidates(store: MemoryStore, scrip
     assert found.evidence.rows[0].search_score == pytest.approx(lifted)
     default = retrieve(store, S, question, DIRECT)
     assert [r.item.id for r in default.ranking.selected] == [lexical.id]
+
+
+CONCEPT_CHATS = {
+    # The answers never say "hobby" / "爱好"; the question does.
+    "en": (
+        ["Emi: I love skiing, it's my favorite sport", "Emi: the bus was late again"],
+        "What are Emi's hobbies?",
+    ),
+    "zh": (["小红：我周末喜欢去爬山", "小红：公交车又晚点了"], "小红有什么爱好？"),
+}
+
+
+@pytest.mark.parametrize("language", sorted(CONCEPT_CHATS))
+def test_a_concept_the_question_names_finds_its_parts(
+    store: MemoryStore, script: Any, language: str
+) -> None:
+    """ "hobbies" searches enjoy, favourite, weekend…; without concepts nothing but the
+    speaker's name matches, and the answer does not outrank the bus."""
+    turns, question = CONCEPT_CHATS[language]
+    for seq, text in enumerate(turns, 1):
+        script.user(seq, text)
+    alone = {"neighbourRadius": 0, "contextWeight": 0, "episodeWeight": 0}
+    on = scored_pool(store, S, query_signals(question), load_config({"retrieval": alone}))
+    off = load_config({"retrieval": {**alone, "ablate": ["concepts"]}})
+    plain = scored_pool(store, S, query_signals(question), off)
+    assert on.turns[1].relevance > on.turns[2].relevance
+    assert plain.turns[1].relevance <= plain.turns[2].relevance
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Does the build work on CI?",
+        "show me the plan for the exporter",
+        "这个脚本在家里的电脑上不工作",
+        "what is the goal of the stress test on the home page?",
+        "这个函数的返回类型是什么？画面为什么不刷新？",
+        "which cabin did we book? is the health check of the time series job green?",
+        "这个对象的健康检查为什么失败？菜单和购物车还在吗？",
+    ],
+)
+def test_a_work_sessions_words_ask_for_no_concept(question: str) -> None:
+    """ "work", "show", "plan", "home", "book", "health", 对象, 类型 name other things in a
+    coding step, and a one-character Chinese word is part of too many: the terms stay the
+    question's own and their translations."""
+    assert query_terms(question).weights == query_terms(question, concepts=False).weights
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("What is Kate's job?", True),
+        ("What is Kate’s job?", True),
+        ("Does she work part-time?", True),
+        ("why did the cron job fail?", False),
+        ("What are Kate's hobbies?", True),
+        ("小红有什么爱好？", True),
+        ("把购物车的接口改一下", False),
+    ],
+)
+def test_a_concept_asks_only_in_its_own_sense(question: str, asks: bool) -> None:
+    """ "her job" and "Kate's job" ask about work; "the cron job" does not."""
+    assert bool(concept_words(question)) == asks

@@ -271,10 +271,13 @@ def test_a_hand_written_chatty_conversation(store: MemoryStore) -> None:
         seqs for _, _, seqs in retrieve(store, "realistic", query_signals("audit?"), DEEP).merged()
     ]
     assert audit.index((26,)) < audit.index((8,))
-    # No word in common with "What is my pet called?": nothing is made up.
+    # No word or concept in common with "What is my blood type?": nothing is made up.
     assert (
-        retrieve(store, "realistic", query_signals("What is my pet called?"), DEEP).merged() == []
+        retrieve(store, "realistic", query_signals("What is my blood type?"), DEEP).merged() == []
     )
+    # "pet" names a concept whose parts include "cat": the cat's turn, said in passing.
+    pet = retrieve(store, "realistic", query_signals("What is my pet called?"), DEEP).merged()
+    assert pet[0][2] == (12,)
 
 
 def test_turn_time_becomes_the_event_time(store: MemoryStore) -> None:

@@ -158,6 +158,32 @@ def test_a_malformed_entry_names_the_file_and_entry(
     assert _error(_broken(tmp_path, name, change), name, read) == expected
 
 
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (
+            lambda d: d["concepts"]["groups"].append({"asks": ["Hobby"], "finds": ["fun"]}),
+            ".asks: expected lower-case trimmed words, each once",
+        ),
+        (
+            lambda d: d["concepts"]["groups"].append({"asks": ["x"], "finds": ["a", "a"]}),
+            ".finds: expected lower-case trimmed words, each once",
+        ),
+        (
+            lambda d: d["concepts"]["groups"].append({"asks": ["x"]}),
+            ": expected an object with 'asks' and 'finds'",
+        ),
+    ],
+)
+def test_a_malformed_concept_group_names_its_place(
+    tmp_path: Path, change: Any, expected: str
+) -> None:
+    count = len(_shipped("concepts.json")["concepts"]["groups"])
+    folder = _broken(tmp_path, "concepts.json", change)
+    error = _error(folder, "concepts.json", lambda f: f.groups("concepts"))
+    assert error == f"concepts[{count}]{expected}"
+
+
 def test_a_file_that_is_not_a_word_file_is_named(tmp_path: Path) -> None:
     (tmp_path / "en.json").write_text('{"stop_words": []', encoding="utf-8")
     assert _error(tmp_path, "en.json", lambda f: f).startswith("not JSON (")
@@ -191,6 +217,6 @@ def test_every_data_file_is_shipped_by_the_package_data_glob() -> None:
         "setuptools"
     ]["package-data"]["lcm_core.text.languages"]
     files = sorted(p.name for p in Path(DATA_DIR).glob("*"))
-    assert files == ["bridge.json", "en.json", "zh.json"]
+    assert files == ["bridge.json", "concepts.json", "en.json", "zh.json"]
     for name in files:
         assert any(fnmatch.fnmatch(f"data/{name}", glob) for glob in globs), name

@@ -118,6 +118,28 @@ class WordFile:
             found.append(previous)
         return tuple(found)
 
+    def groups(self, key: str) -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]:
+        """List `key`'s concept groups: each `{"asks": [...], "finds": [...]}`, two lists of
+        lower-case trimmed words, none listed twice in one list."""
+        found: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
+        for index, group in enumerate(self._entries(key, "groups", list)):
+            if not isinstance(group, dict) or set(group) != {"asks", "finds"}:
+                self._fail(f"{key}[{index}]", "expected an object with 'asks' and 'finds'")
+            sides = []
+            for side in ("asks", "finds"):
+                words = group[side]
+                ok = isinstance(words, list) and words and len(set(words)) == len(words)
+                if not ok or not all(
+                    isinstance(w, str) and w and w == w.strip() and w == w.lower() for w in words
+                ):
+                    self._fail(
+                        f"{key}[{index}].{side}",
+                        "expected lower-case trimmed words, each once",
+                    )
+                sides.append(tuple(words))
+            found.append((sides[0], sides[1]))
+        return tuple(found)
+
     def _entries(self, key: str, field: str, kind: type) -> Any:
         """The entries of list `key`: `{"about": ..., field: <kind>}`."""
         entry = self.data.get(key)
