@@ -41,7 +41,7 @@ from lcm_core.text.conditions import find_conditions
 from lcm_core.text.numbers import Quantity, parse_quantities
 from lcm_core.text.tokens import fingerprint, stable_item_id
 
-EXTRACTOR: Final = "lcm-rules@6"  # bumped when rules change what a message yields
+EXTRACTOR: Final = "lcm-rules@7"  # bumped when rules change what a message yields
 MESSAGE_TYPES: Final = ("user/message", "assistant/message")
 _LOOKBACK: Final = 200  # seqs searched for the message a confirmation answers
 

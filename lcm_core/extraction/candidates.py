@@ -26,7 +26,7 @@ from lcm_core.extraction.rules import (
 )
 from lcm_core.extraction.standing import RULE_SCOPE_KEY, RuleSubject, rule_subject
 from lcm_core.extraction.subject import SubjectFact, overrides_choice, subject_fact
-from lcm_core.extraction.task import TaskPatch, task_patch
+from lcm_core.extraction.task import TaskPatch, speaks_for_the_task, task_patch
 from lcm_core.store.models import Event
 from lcm_core.text.lazy_regex import lazy_compile
 from lcm_core.text.numbers import Quantity, quantities_and_conditions
@@ -101,8 +101,9 @@ def _from_user(text: str) -> Extraction:
         return Extraction(confirmation=True)
     found: list[Candidate] = []
     patch: TaskPatch | None = None
+    for_task = speaks_for_the_task(text)
     for sentence in sentences(text):
-        sentence_patch = task_patch(clean_content(sentence))
+        sentence_patch = task_patch(clean_content(sentence)) if for_task else None
         if sentence_patch is not None:
             patch = sentence_patch if patch is None else patch.merged(sentence_patch)
             continue

@@ -8,6 +8,7 @@ from typing import Final
 
 from lcm_core.store.models import TaskState
 from lcm_core.text.lazy_regex import Regex, lazy_compile
+from lcm_core.text.speakers import speaker_of
 from lcm_core.text.tokens import tokenize
 
 MAX_LIST: Final = 20  # newest entries kept per list; the raw events keep everything
@@ -90,6 +91,27 @@ class TaskPatch:
         )
 
 
+# Heads of a status line, not a speaker's name: "Progress: the exporter is done".
+STATUS_HEADS: Final = frozenset(
+    {
+        "progress", "update", "status", "todo", "to-do", "to do", "action item",
+        "next step", "next steps", "remaining", "left to do", "note", "blocker",
+        "blockers", "goal", "objective", "aim", "mission",
+        "进展", "进度", "更新", "待办", "待做", "已完成", "目标", "目的", "任务",
+    }
+)  # fmt: skip
+
+
+def speaks_for_the_task(text: str) -> bool:
+    """False for a line of a transcript ("Emi: I finished the cake"): a speaker's life is
+    not the task the user works on with the agent. A status label heads a task line."""
+    head = speaker_of(text)
+    return head is None or head.casefold() in STATUS_HEADS
+
+
+# An indirect question states no progress: "I wonder how Italian food is done".
+_INDIRECT: Final = lazy_compile(r"\b(?:how|what|why|whether|if|when|where)\b", re.I)
+
 # A label in front of a status line ("Progress: X is done") is not part of the value.
 _LABEL: Final = lazy_compile(r"^(?:progress|update|status|进展|进度|更新)\s*[:：]\s*", re.I)
 
@@ -121,7 +143,9 @@ def _first_value(patterns: tuple[Regex, ...], text: str) -> str | None:
     for pattern in patterns:
         match = pattern.search(text)
         if match:
-            value = next((v for v in match.groupdict().values() if v), "")
+            named, value = next(((k, v) for k, v in match.groupdict().items() if v), ("", ""))
+            if named == "x" and patterns is _PROGRESS and _INDIRECT.search(value):
+                continue  # "how X is done" says how it is made, not that it is finished
             value = value.strip(_TRAIL)
             if value:
                 return value

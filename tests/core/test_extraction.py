@@ -314,6 +314,34 @@ def test_task_state_patches(store: InMemoryStore) -> None:
     assert state.updated_by_seq == 4 and items(store) == []
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Emi: I finished the cake. I'm stuck on the last level of that game",
+        "小红：作业写完了，现在卡在数学题上",
+        "I've always been interested in knowing how authentic Italian food is done.",
+    ],
+)
+def test_a_transcript_line_or_an_indirect_question_is_no_task_state(text: str) -> None:
+    """A line of a two-person chat ("Emi: ...") tells a speaker's life, not the task the
+    user works on with the agent; "how X is done" says how it is made. Neither patches
+    the task state."""
+    assert extract_text(text).task is None
+
+
+@pytest.mark.parametrize(
+    ("text", "progress"),
+    [
+        ("Progress: the exporter is done", ("the exporter",)),
+        ("进度：导出脚本写完了", ("导出脚本",)),
+        ("the exporter is done", ("the exporter",)),
+    ],
+)
+def test_a_status_label_still_heads_a_task_line(text: str, progress: tuple[str, ...]) -> None:
+    task = extract_text(text).task
+    assert task is not None and task.progress == progress
+
+
 def test_mixed_language_message(store: InMemoryStore) -> None:
     """one mixed EN/ZH message gives both of its items with the right kinds."""
     say(store, ("user", "Let's use 飞书 webhook for alerts，不要再发邮件了。"))
