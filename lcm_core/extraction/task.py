@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from lcm_core.store.models import TaskState
+from lcm_core.text.languages.en import STOP_WORDS
 from lcm_core.text.lazy_regex import Regex, lazy_compile
 from lcm_core.text.speakers import speaker_of
 from lcm_core.text.tokens import tokenize
@@ -91,22 +92,37 @@ class TaskPatch:
         )
 
 
-# Heads of a status line, not a speaker's name: "Progress: the exporter is done".
-STATUS_HEADS: Final = frozenset(
+# Heads of a status or note line, not a speaker's name: "Progress: the exporter is done".
+LABEL_HEADS: Final = frozenset(
     {
         "progress", "update", "status", "todo", "to-do", "to do", "action item",
-        "next step", "next steps", "remaining", "left to do", "note", "blocker",
-        "blockers", "goal", "objective", "aim", "mission",
-        "进展", "进度", "更新", "待办", "待做", "已完成", "目标", "目的", "任务",
+        "next step", "next steps", "remaining", "left to do", "note", "notes", "blocker",
+        "blockers", "goal", "objective", "aim", "mission", "context", "background",
+        "summary", "reminder", "fyi", "ps", "edit", "warning", "error", "question",
+        "answer", "decision", "idea", "problem", "issue", "result", "results", "plan",
+        "step", "steps", "tldr", "done", "finished", "also", "btw", "ok", "okay",
+        "进展", "进度", "更新", "待办", "待做", "已完成", "目标", "目的", "任务", "注意",
+        "背景", "总结", "提醒", "问题", "结论", "备注", "说明", "计划", "结果",
     }
 )  # fmt: skip
+# A speaker's name is one or two words ("Emi", "Fahim Khan"); a longer head is a sentence
+# with a colon in it ("We're starting ledger-sync: a nightly job …").
+_SPEAKER_WORDS: Final = 2
 
 
 def speaks_for_the_task(text: str) -> bool:
     """False for a line of a transcript ("Emi: I finished the cake"): a speaker's life is
-    not the task the user works on with the agent. A status label heads a task line."""
+    not the task the user works on with the agent. A label ("Progress:", "Note:") or a
+    sentence before the colon heads no transcript line."""
     head = speaker_of(text)
-    return head is None or head.casefold() in STATUS_HEADS
+    if head is None:
+        return True
+    words = head.casefold().split()
+    return (
+        len(words) > _SPEAKER_WORDS
+        or head.casefold() in LABEL_HEADS
+        or any(word in STOP_WORDS for word in words)
+    )
 
 
 # An indirect question states no progress: "I wonder how Italian food is done".

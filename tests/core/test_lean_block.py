@@ -128,8 +128,10 @@ def test_a_smaller_budget_asks_more_relevance_of_each_entry() -> None:
         == floor_ratio(config.retrieval)
         == ratio
     )
-    assert floor_ratio(config.retrieval, 1500) == pytest.approx(2 * ratio)
     assert floor_ratio(config.retrieval, 300) == 0.3
+    loose = load_config({"retrieval": {"relativeMinScore": 0.1}})
+    assert floor_ratio(loose.retrieval, 1500) == pytest.approx(0.2)
+    assert floor_ratio(loose.retrieval, 300) == 0.3
     strict = load_config({"retrieval": {"relativeMinScore": 0.6}})
     assert floor_ratio(strict.retrieval, 600) == 0.6
 
@@ -152,13 +154,17 @@ def test_a_smaller_budget_asks_more_relevance_of_each_entry() -> None:
 def test_a_small_block_keeps_the_clear_match_and_drops_the_weak_ones(
     script: Any, strong: str, weak: str, question: str
 ) -> None:
-    """At the default budget a weaker match still comes in; at 600 tokens (a host with a
-    small context) only the clear match does, the others left out with the floor's reason."""
+    """With a loose floor at 3 000 tokens a weaker match still comes in; at 600 tokens (a
+    host with a small context) the floor rises and only the clear match does, the others
+    left out with the floor's reason."""
     script.user(1, strong, turn=1)
     for n in range(2, 6):
         script.user(n, f"{weak} #{n}", turn=n)
-    small = load_config({"assembly": {"language": "en", "softBudgetTokens": 600}})
-    large = assemble(script.store, S, ask(question), EN_BLOCK, turn=6)
+    # A loose floor at 3 000 tokens (the default's is 0.25) lets the weak matches in.
+    loose = {"retrieval": {"relativeMinScore": 0.1}}
+    small = load_config({**loose, "assembly": {"language": "en", "softBudgetTokens": 600}})
+    large_config = load_config({**loose, "assembly": {"language": "en"}})
+    large = assemble(script.store, S, ask(question), large_config, turn=6)
     tight = assemble(script.store, S, ask(question), small, turn=6)
     assert quoted(tight.text)[0] == quoted(large.text)[0] == "seq:1"
     assert len(quoted(tight.text)) < len(quoted(large.text))
