@@ -322,6 +322,13 @@ def collect_candidates(
         part = row if text == row.text else dataclasses.replace(row, text=text)
         return evidence_entry(part, max_chars, words, terms.weights, snippet_chars)
 
+    def quoted(
+        row: EvidenceRow, entry: str, said_by: tuple[str, ...] = (), rest: str = ""
+    ) -> Candidate:
+        """The evidence candidate of a turn, under the day it was said, in seq order."""
+        day = evidence_day(row)
+        return Candidate("evidence", row.ref, entry, said_by, rest, group=day, order=row.event.seq)
+
     for row in rows:
         if row.item_ids and set(row.item_ids) <= resident_ids | standing_ids:
             # Its items are restated: quote only what of the turn they leave out, if any.
@@ -331,25 +338,12 @@ def collect_candidates(
                 restated.append(Omission("evidence", row.ref, why))
                 continue
             if current_text("evidence", row.ref, rest):
-                day = evidence_day(row)
-                candidates.append(
-                    Candidate("evidence", row.ref, quote(row, rest), group=day, order=row.event.seq)
-                )
+                candidates.append(quoted(row, quote(row, rest)))
             continue
         if current_text("evidence", row.ref, row.text):
             said_by, rest = beside_items(row, contents, terms.weights)
-            entry = quote(row, row.text)
-            candidates.append(
-                Candidate(
-                    "evidence",
-                    row.ref,
-                    entry,
-                    said_by,
-                    quote(row, rest) if rest else "",
-                    group=evidence_day(row),
-                    order=row.event.seq,
-                )
-            )
+            rest_entry = quote(row, rest) if rest else ""
+            candidates.append(quoted(row, quote(row, row.text), said_by, rest_entry))
     candidates.extend(summaries)
     old_task = state.superseded if state is not None else ()
     shown_first = [*standing, *(item for item in resident if item.id not in standing_ids)]

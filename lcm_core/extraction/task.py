@@ -31,7 +31,8 @@ _PROGRESS: Final = (
         r"^(?:(?:i'm|i am|we're|we are)\s+)?(?:done|finished|through) with (?P<v>.+)"
         r"|^(?:(?:i|we)(?:'ve| have)?\s+)?(?:just |already )?(?:finished|completed|shipped|"
         r"merged|wrapped up) (?P<w>.+)"
-        r"|^(?P<x>.+?) (?:is|are) (?:now )?(?:done|finished|complete|completed|merged|shipped)\b",
+        r"|^(?P<done_subject>.+?) (?:is|are) (?:now )?"
+        r"(?:done|finished|complete|completed|merged|shipped)\b",
         re.I,
     ),
     lazy_compile(
@@ -92,16 +93,19 @@ class TaskPatch:
         )
 
 
+# A label in front of a status line ("Progress: X is done") is not part of the value.
+_STATUS_LABELS: Final = ("progress", "update", "status", "进展", "进度", "更新")
+_LABEL: Final = lazy_compile(rf"^(?:{'|'.join(_STATUS_LABELS)})\s*[:：]\s*", re.I)
 # Heads of a status or note line, not a speaker's name: "Progress: the exporter is done".
-LABEL_HEADS: Final = frozenset(
+LABEL_HEADS: Final = frozenset(_STATUS_LABELS) | frozenset(
     {
-        "progress", "update", "status", "todo", "to-do", "to do", "action item",
+        "todo", "to-do", "to do", "action item",
         "next step", "next steps", "remaining", "left to do", "note", "notes", "blocker",
         "blockers", "goal", "objective", "aim", "mission", "context", "background",
         "summary", "reminder", "fyi", "ps", "edit", "warning", "error", "question",
         "answer", "decision", "idea", "problem", "issue", "result", "results", "plan",
         "step", "steps", "tldr", "done", "finished", "also", "btw", "ok", "okay",
-        "进展", "进度", "更新", "待办", "待做", "已完成", "目标", "目的", "任务", "注意",
+        "待办", "待做", "已完成", "目标", "目的", "任务", "注意",
         "背景", "总结", "提醒", "问题", "结论", "备注", "说明", "计划", "结果",
     }
 )  # fmt: skip
@@ -127,9 +131,6 @@ def speaks_for_the_task(text: str) -> bool:
 
 # An indirect question states no progress: "I wonder how Italian food is done".
 _INDIRECT: Final = lazy_compile(r"\b(?:how|what|why|whether|if|when|where)\b", re.I)
-
-# A label in front of a status line ("Progress: X is done") is not part of the value.
-_LABEL: Final = lazy_compile(r"^(?:progress|update|status|进展|进度|更新)\s*[:：]\s*", re.I)
 
 
 def task_patch(sentence: str) -> TaskPatch | None:
@@ -160,7 +161,7 @@ def _first_value(patterns: tuple[Regex, ...], text: str) -> str | None:
         match = pattern.search(text)
         if match:
             named, value = next(((k, v) for k, v in match.groupdict().items() if v), ("", ""))
-            if named == "x" and patterns is _PROGRESS and _INDIRECT.search(value):
+            if named == "done_subject" and _INDIRECT.search(value):
                 continue  # "how X is done" says how it is made, not that it is finished
             value = value.strip(_TRAIL)
             if value:
