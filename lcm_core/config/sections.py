@@ -152,7 +152,7 @@ class RetrievalSettings(Section):
         "a rule or a liking",
     )
     relative_min_score: float = setting(
-        0.25,
+        0.22,
         low=0.0,
         high=1.0,
         help="a candidate also needs this share of the best candidate's score (beside "
